@@ -1,0 +1,124 @@
+"""tf.data pipelines: raw texts -> batches of token ids bucketed by length.
+
+Models are length-agnostic, so batches are padded (with id 0) only to the
+longest text in the batch, and texts of similar length are batched together
+(``bucket_by_sequence_length``) so little compute goes to padding. Tokenising
+happens once, in batches, and is cached; shuffling is seeded.
+"""
+
+import math
+
+import numpy as np
+import tensorflow as tf
+
+AUTOTUNE = tf.data.AUTOTUNE
+
+
+def bucket_boundaries(max_length, first=8, growth=math.sqrt(2)):
+    """Geometric bucket boundaries up to ``max_length`` (at most ~41% padding)."""
+    bounds, b = [], float(first)
+    limit = max_length if max_length else 4096
+    while b < limit:
+        if not bounds or int(b) > bounds[-1]:
+            bounds.append(int(b))
+        b *= growth
+    return bounds
+
+
+def _pad_to_min(x, min_length):
+    """Pad the last axes of a batch to at least ``min_length`` (never 0-length)."""
+    shape = tf.shape(x)
+    pads = [[0, 0]] + [[0, tf.maximum(0, min_length - shape[i])]
+                       for i in range(1, len(x.shape))]
+    return tf.pad(x, pads)
+
+
+def _tokenize_batch(preprocessor, texts, labels):
+    """Tokenise a batch; return dense ids plus each text's true extent."""
+    ids = preprocessor(texts)
+    if preprocessor.hierarchical:
+        words = tf.reduce_max(ids.row_lengths(axis=2), axis=1)  # longest sentence
+        extent = tf.stack([ids.row_lengths(axis=1), tf.maximum(words, 0)], axis=1)
+    else:
+        extent = ids.row_lengths()[:, None]
+    return ids.to_tensor(), tf.cast(extent, tf.int32), labels
+
+
+def _trim(ids, extent, label):
+    """Cut one text's ids back to its own extent (it is padded per batch later)."""
+    if ids.shape.rank == 2:
+        return ids[: extent[0], : extent[1]], label
+    return ids[: extent[0]], label
+
+
+def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed=None,
+                 bucket=True, cache=True, min_length=1, pad_to_bucket_boundary=False,
+                 tokenize_batch_size=1024, count_batches=False):
+    """Build a dataset of ``(ids, labels)`` batches.
+
+    Args:
+        texts: a list/array of strings.
+        labels: integer labels (same length), or None for a dataset of ids only.
+        preprocessor: a :class:`~kerasattn.data.preprocessing.TextPreprocessor`
+            with a vocabulary.
+        batch_size: texts per batch.
+        shuffle: shuffle the texts every epoch (seeded by ``seed``).
+        bucket: batch texts of similar length together. Without it batches
+            keep the input order (still padded per batch only).
+        cache: cache the tokenised texts in memory after the first pass.
+        min_length: pad every axis to at least this length, so an empty text
+            never gives a zero-length batch.
+        pad_to_bucket_boundary: pad to the bucket boundary instead of the batch
+            maximum (fewer distinct shapes, for ``jit_compile``).
+
+    Returns:
+        A ``tf.data.Dataset`` of int32 ids shaped (batch, length) or, for a
+        hierarchical preprocessor, (batch, sentences, words), with labels.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    texts = np.asarray(list(texts), dtype=object)
+    with_labels = labels is not None
+    if with_labels:
+        labels = np.asarray(labels, dtype=np.int32)
+        if len(labels) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(labels)} labels")
+        ds = tf.data.Dataset.from_tensor_slices((texts.astype(str) if len(texts) else
+                                                 np.zeros(0, str), labels))
+    else:
+        ds = tf.data.Dataset.from_tensor_slices(texts.astype(str) if len(texts)
+                                                else np.zeros(0, str))
+        ds = ds.map(lambda t: (t, tf.constant(0, tf.int32)))
+
+    hierarchical = preprocessor.hierarchical
+    ds = ds.batch(tokenize_batch_size).map(
+        lambda t, y: _tokenize_batch(preprocessor, t, y), num_parallel_calls=AUTOTUNE)
+    ds = ds.unbatch().map(_trim, num_parallel_calls=AUTOTUNE)
+    if cache:
+        ds = ds.cache()
+    if shuffle:
+        ds = ds.shuffle(max(1, len(texts)), seed=seed, reshuffle_each_iteration=True)
+
+    shapes = ([None, None] if hierarchical else [None], [])
+    if bucket:
+        # hierarchical texts are grouped by number of sentences (outer axis)
+        max_len = preprocessor.max_sentences if hierarchical else preprocessor.max_length
+        bounds = bucket_boundaries(max_len, first=2 if hierarchical else 8)
+        ds = ds.bucket_by_sequence_length(
+            lambda x, y: tf.shape(x)[0], bounds, [batch_size] * (len(bounds) + 1),
+            padded_shapes=shapes,
+            pad_to_bucket_boundary=pad_to_bucket_boundary and max_len is not None,
+            drop_remainder=False)
+    else:
+        ds = ds.padded_batch(batch_size, padded_shapes=shapes)
+    ds = ds.map(lambda x, y: (_pad_to_min(x, min_length), y), num_parallel_calls=AUTOTUNE)
+    if count_batches:
+        # Bucketed batches have unknown cardinality; count them once so Keras
+        # shows a real progress bar. Each bucket gets the same texts whatever
+        # the shuffle order, so the count is the same every epoch; the counting
+        # pass also fills the tokenisation cache.
+        n = int(ds.reduce(np.int64(0), lambda c, _: c + 1))
+        ds = ds.apply(tf.data.experimental.assert_cardinality(n))
+    if not with_labels:
+        ds = ds.map(lambda x, y: x)
+    return ds.prefetch(AUTOTUNE)

@@ -1,0 +1,165 @@
+"""The preprocessor: raw text -> token ids, the same in training, evaluation and serving.
+
+Following the keras-hub split (preprocessor / backbone / task), models take
+token ids and never strings; a :class:`TextPreprocessor` turns strings into ids
+inside tf.data and is composed with the model only at export. It holds the
+vocabulary (built on the training split) and the text options, and is saved
+with every run as ``preprocessor.json`` + ``vocab.txt``.
+
+Ids: 0 is padding, 1 is out-of-vocabulary, then tokens by descending training
+frequency (ties alphabetical, so vocabularies are deterministic).
+"""
+
+import collections
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from kerasattn.data import text as text_lib
+
+PAD, OOV = "", "[UNK]"
+PAD_ID, OOV_ID = 0, 1
+VOCAB_FILE, CONFIG_FILE = "vocab.txt", "preprocessor.json"
+
+
+class TextPreprocessor:
+    """Raw strings -> ragged int32 token ids (flat or hierarchical).
+
+    Args:
+        vocabulary: the id -> token list; index 0 must be ``""`` (padding) and
+            index 1 ``"[UNK]"``. ``None`` makes a preprocessor that can only
+            tokenise (use :meth:`adapt` or :meth:`build`).
+        mode: ``"default"`` or ``"hcan"`` (see :mod:`kerasattn.data.text`).
+        remove_punctuation: drop punctuation tokens (seed 004 §3.3).
+        remove_stopwords: drop scikit-learn's English stop words.
+        max_length: keep the first ``max_length`` tokens of a flat text.
+        hierarchical: produce (sentences, words) per text.
+        max_sentences: keep the first sentences of a hierarchical text.
+        max_words: keep the first words of each sentence.
+    """
+
+    def __init__(self, vocabulary=None, mode="default", remove_punctuation=False,
+                 remove_stopwords=False, max_length=None, hierarchical=False,
+                 max_sentences=None, max_words=None):
+        if mode not in text_lib.MODES:
+            raise ValueError(f"unknown text mode {mode!r}; expected one of {text_lib.MODES}")
+        for name, v in (("max_length", max_length), ("max_sentences", max_sentences),
+                        ("max_words", max_words)):
+            if v is not None and (not isinstance(v, (int, np.integer)) or v < 1):
+                raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
+        if hierarchical and max_length is not None:
+            raise ValueError("max_length applies to flat texts; use max_sentences "
+                             "and max_words with hierarchical=True")
+        self.mode = mode
+        self.remove_punctuation = bool(remove_punctuation)
+        self.remove_stopwords = bool(remove_stopwords)
+        self.max_length = max_length
+        self.hierarchical = bool(hierarchical)
+        self.max_sentences = max_sentences
+        self.max_words = max_words
+        self._stop_table = None
+        if self.remove_stopwords:
+            words = text_lib.stop_words()
+            self._stop_table = tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(
+                    tf.constant(words), tf.ones(len(words), tf.int64)), 0)
+        self.vocabulary = None
+        self._table = None
+        if vocabulary is not None:
+            self.set_vocabulary(vocabulary)
+
+    # -- vocabulary ---------------------------------------------------------
+    def set_vocabulary(self, vocabulary):
+        vocabulary = list(vocabulary)
+        if vocabulary[:2] != [PAD, OOV]:
+            raise ValueError(f"vocabulary must start with {PAD!r} (padding) and {OOV!r}")
+        if len(set(vocabulary)) != len(vocabulary):
+            raise ValueError("vocabulary has duplicate tokens")
+        self.vocabulary = vocabulary
+        self._table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant(vocabulary[2:], tf.string),
+                tf.range(2, len(vocabulary), dtype=tf.int64)),
+            default_value=OOV_ID)
+
+    @property
+    def vocabulary_size(self):
+        return len(self.vocabulary) if self.vocabulary is not None else None
+
+    def adapt(self, texts, min_freq=1, max_size=None, batch_size=4096):
+        """Build the vocabulary from training texts (an iterable of str)."""
+        if min_freq < 1:
+            raise ValueError(f"min_freq must be >= 1, got {min_freq}")
+        if max_size is not None and max_size < 3:
+            raise ValueError(f"max_size must be >= 3 (padding, OOV, one word), got {max_size}")
+        counts = collections.Counter()
+        texts = list(texts)
+        for start in range(0, len(texts), batch_size):
+            tokens = self.tokenize(tf.constant(texts[start:start + batch_size], tf.string))
+            counts.update(tokens.flat_values.numpy().tolist())
+        words = sorted((w for w, c in counts.items() if c >= min_freq),
+                       key=lambda w: (-counts[w], w))
+        if max_size is not None:
+            words = words[: max_size - 2]
+        self.set_vocabulary([PAD, OOV] + [w.decode("utf-8") for w in words])
+        return self
+
+    # -- the transformation -------------------------------------------------
+    def tokenize(self, texts):
+        """(batch,) strings -> ragged string tokens, (batch, words) or (batch, sents, words)."""
+        texts = tf.convert_to_tensor(texts, tf.string)
+        x = text_lib.normalize(texts, self.mode, self.remove_punctuation)
+        if self.hierarchical:
+            tokens = text_lib.split_sentences(x)
+            if self.remove_stopwords:
+                tokens = text_lib.remove_tokens(tokens, self._stop_table)
+            if self.max_sentences:
+                tokens = tokens[:, : self.max_sentences]
+            if self.max_words:
+                tokens = tokens[:, :, : self.max_words]
+            return tokens
+        tokens = text_lib.split_words(x)
+        if self.remove_stopwords:
+            tokens = text_lib.remove_tokens(tokens, self._stop_table)
+        if self.max_length:
+            tokens = tokens[:, : self.max_length]
+        return tokens
+
+    def lookup(self, tokens):
+        if self._table is None:
+            raise ValueError("the preprocessor has no vocabulary yet: call adapt() first")
+        return tf.cast(tf.ragged.map_flat_values(self._table.lookup, tokens), tf.int32)
+
+    def __call__(self, texts):
+        """(batch,) strings -> ragged int32 ids."""
+        return self.lookup(self.tokenize(texts))
+
+    # -- persistence ----------------------------------------------------------
+    def get_config(self):
+        return {
+            "mode": self.mode,
+            "remove_punctuation": self.remove_punctuation,
+            "remove_stopwords": self.remove_stopwords,
+            "max_length": self.max_length,
+            "hierarchical": self.hierarchical,
+            "max_sentences": self.max_sentences,
+            "max_words": self.max_words,
+        }
+
+    def save(self, directory):
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, CONFIG_FILE), "w") as fh:
+            json.dump(self.get_config(), fh, indent=2)
+        with open(os.path.join(directory, VOCAB_FILE), "w", encoding="utf-8") as fh:
+            # padding is the empty string: line 1 is empty, one token per line after
+            fh.write("\n".join(self.vocabulary) + "\n")
+
+    @classmethod
+    def load(cls, directory):
+        with open(os.path.join(directory, CONFIG_FILE)) as fh:
+            config = json.load(fh)
+        with open(os.path.join(directory, VOCAB_FILE), encoding="utf-8") as fh:
+            vocabulary = fh.read().split("\n")[:-1]
+        return cls(vocabulary=vocabulary, **config)

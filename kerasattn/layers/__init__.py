@@ -1,0 +1,6 @@
+"""Layers of the zoo: one public layer per module, all registered under 'kerasattn'."""
+
+from kerasattn.layers.kim_conv import KimConvPool
+from kerasattn.layers.pooling import MaskedGlobalAveragePooling1D, MaskedGlobalMaxPooling1D
+
+__all__ = ["KimConvPool", "MaskedGlobalAveragePooling1D", "MaskedGlobalMaxPooling1D"]

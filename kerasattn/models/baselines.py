@@ -1,0 +1,78 @@
+"""Neural baselines on token ids (seed 004 Table 1; HCAN §4.2): mlp, cnn, rnn, lstm, bilstm, gru.
+
+All embed with ``mask_zero=True`` so padding (id 0) is masked end to end: the
+same text padded to any length gives the same prediction. Seed 004 trains
+them with Adam, 128 hidden units and 100-dimensional embeddings; Kim's CNN
+uses windows 3/4/5 with 100 maps each and dropout 0.5 (HCAN §4.2).
+"""
+
+import keras
+
+from kerasattn.layers import KimConvPool, MaskedGlobalAveragePooling1D
+from kerasattn.models.registry import Preset, register
+
+
+def _inputs_and_embedding(vocab_size, embedding_dim, embeddings_initializer="uniform"):
+    ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
+    x = keras.layers.Embedding(vocab_size, embedding_dim, mask_zero=True,
+                               embeddings_initializer=embeddings_initializer,
+                               name="embedding")(ids)
+    return ids, x
+
+
+def _classifier(x, num_classes, dropout=0.0):
+    if dropout:
+        x = keras.layers.Dropout(dropout, name="dropout")(x)
+    # float32 output under mixed precision (DESIGN.md conventions)
+    return keras.layers.Dense(num_classes, activation="softmax", dtype="float32",
+                              name="probabilities")(x)
+
+
+def build_mlp(vocab_size, num_classes, embedding_dim=100, hidden_units=128, dropout=0.5,
+              name="mlp"):
+    """Embedding -> masked average pooling -> dense ReLU -> softmax."""
+    ids, x = _inputs_and_embedding(vocab_size, embedding_dim)
+    x = MaskedGlobalAveragePooling1D(name="average")(x)
+    x = keras.layers.Dense(hidden_units, activation="relu", name="hidden")(x)
+    return keras.Model(ids, _classifier(x, num_classes, dropout), name=name)
+
+
+def build_cnn(vocab_size, num_classes, embedding_dim=128, windows=(3, 4, 5), filters=100,
+              dropout=0.5, name="cnn"):
+    """Kim (2014): parallel convolutions, max-pool over time, concatenated, dropout."""
+    ids, x = _inputs_and_embedding(vocab_size, embedding_dim)
+    pooled = [KimConvPool(filters, w, name=f"conv{w}")(x) for w in windows]
+    x = keras.layers.Concatenate(name="concat")(pooled) if len(pooled) > 1 else pooled[0]
+    return keras.Model(ids, _classifier(x, num_classes, dropout), name=name)
+
+
+_CELLS = {"rnn": keras.layers.SimpleRNN, "lstm": keras.layers.LSTM, "gru": keras.layers.GRU}
+
+
+def build_recurrent(vocab_size, num_classes, cell="gru", bidirectional=False,
+                    embedding_dim=100, units=128, dropout=0.0, name="rnn"):
+    """Embedding -> (Bi)RNN/LSTM/GRU final state -> softmax."""
+    if cell not in _CELLS:
+        raise ValueError(f"cell must be one of {sorted(_CELLS)}, got {cell!r}")
+    ids, x = _inputs_and_embedding(vocab_size, embedding_dim)
+    layer = _CELLS[cell](units, name=cell)
+    if bidirectional:
+        layer = keras.layers.Bidirectional(layer, name=f"bi{cell}")
+    x = layer(x)
+    return keras.Model(ids, _classifier(x, num_classes, dropout), name=name)
+
+
+register(Preset("mlp", build_mlp, {"embedding_dim": 100, "hidden_units": 128, "dropout": 0.5},
+                description="embedding + masked average pooling + dense (seed 004 'simple NN')"))
+register(Preset("cnn", build_cnn,
+                {"embedding_dim": 128, "windows": (3, 4, 5), "filters": 100, "dropout": 0.5},
+                train_config={"batch_size": 50},
+                description="Kim (2014) CNN: windows 3/4/5 x 100 maps, max over time, dropout 0.5"))
+for _cell, _bi in (("rnn", False), ("lstm", False), ("bilstm", True), ("gru", False)):
+    _kind = "lstm" if _cell == "bilstm" else _cell
+    register(Preset(
+        _cell, build_recurrent,
+        {"cell": _kind, "bidirectional": _bi, "embedding_dim": 100, "units": 128,
+         "dropout": 0.0},
+        description=f"{'bidirectional ' if _bi else ''}{_kind.upper()} with 128 units "
+                    "(seed 004 Table 1)"))

@@ -1,0 +1,110 @@
+"""The model registry: preset name -> builder, model config and training defaults.
+
+``kerasattn.models.get(name, vocab_size=..., num_classes=...)`` builds any
+registered Keras model; ``python -m training.train --model NAME`` finds the
+same presets, including the classical scikit-learn ones (``kind="classical"``).
+A family registers its presets when its module is imported; the modules are
+imported by ``kerasattn.models``.
+"""
+
+import dataclasses
+from collections.abc import Callable
+
+# Training defaults every preset starts from; a preset overrides what it needs.
+TRAIN_DEFAULTS = {
+    "optimizer": "adam",
+    "learning_rate": 1e-3,
+    "batch_size": 32,
+    "epochs": 10,
+    "max_length": None,
+    "val_fraction": 0.1,
+    "vocab_size": 50000,
+    "min_freq": 2,
+    "text_mode": "default",
+    "remove_punctuation": False,
+    "remove_stopwords": False,
+    "max_sentences": None,
+    "max_words": None,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Preset:
+    """A registered model.
+
+    Attributes:
+        name: the preset name (``--model``).
+        builder: ``builder(vocab_size, num_classes, **model_config) -> keras.Model``
+            (or, for ``kind="classical"``, ``builder(num_classes, **config)``
+            returning a scikit-learn estimator).
+        model_config: keyword arguments of the builder.
+        train_config: overrides of :data:`TRAIN_DEFAULTS`.
+        kind: ``"keras"`` or ``"classical"``.
+        hierarchical: whether the model takes (batch, sentences, words) ids.
+        description: one line for ``--help`` and the README.
+        make_optimizer: optional ``f(learning_rate) -> keras optimizer`` for
+            recipes a plain optimizer name cannot express.
+    """
+
+    name: str
+    builder: Callable
+    model_config: dict = dataclasses.field(default_factory=dict)
+    train_config: dict = dataclasses.field(default_factory=dict)
+    kind: str = "keras"
+    hierarchical: bool = False
+    description: str = ""
+    make_optimizer: Callable | None = None
+
+    def training_defaults(self):
+        unknown = set(self.train_config) - set(TRAIN_DEFAULTS)
+        if unknown:
+            raise ValueError(f"preset {self.name}: unknown training options {sorted(unknown)}")
+        return {**TRAIN_DEFAULTS, **self.train_config}
+
+
+_PRESETS: dict = {}
+
+
+def register(preset):
+    if preset.name in _PRESETS:
+        raise ValueError(f"a preset named {preset.name!r} is already registered")
+    if preset.kind not in ("keras", "classical"):
+        raise ValueError(f"preset kind must be 'keras' or 'classical', got {preset.kind!r}")
+    _PRESETS[preset.name] = preset
+    return preset
+
+
+def get_preset(name):
+    if name not in _PRESETS:
+        raise ValueError(f"unknown model {name!r}; registered: {', '.join(names())}")
+    return _PRESETS[name]
+
+
+def names(kind=None):
+    return sorted(n for n, p in _PRESETS.items() if kind is None or p.kind == kind)
+
+
+def get(name, vocab_size=None, num_classes=2, **overrides):
+    """Build a registered model.
+
+    Args:
+        name: the preset name.
+        vocab_size: vocabulary size, padding and OOV ids included (Keras models).
+        num_classes: number of classes.
+        **overrides: replace entries of the preset's model config.
+    """
+    preset = get_preset(name)
+    unknown = set(overrides) - set(preset.model_config)
+    if unknown:
+        raise ValueError(
+            f"model {name!r} has no option(s) {sorted(unknown)}; "
+            f"its options are {sorted(preset.model_config)}"
+        )
+    config = {**preset.model_config, **overrides}
+    if num_classes < 2:
+        raise ValueError(f"num_classes must be >= 2, got {num_classes}")
+    if preset.kind == "classical":
+        return preset.builder(num_classes=num_classes, **config)
+    if not vocab_size or vocab_size < 3:
+        raise ValueError(f"vocab_size must be >= 3 (padding, OOV, a word), got {vocab_size}")
+    return preset.builder(vocab_size=vocab_size, num_classes=num_classes, name=name, **config)

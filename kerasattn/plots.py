@@ -1,0 +1,75 @@
+"""PNG plots of a run: learning curves, confusion matrix, ROC curve (matplotlib, no display)."""
+
+import csv
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def learning_curves(history_csv, path, title=""):
+    """Loss and accuracy per epoch, train and validation, from Keras's CSVLogger file."""
+    with open(history_csv) as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows:
+        return None
+    epochs = [int(r["epoch"]) + 1 for r in rows]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, key in zip(axes, ("loss", "accuracy")):
+        for prefix, style in (("", "-o"), ("val_", "-s")):
+            if prefix + key in rows[0]:
+                ax.plot(epochs, [float(r[prefix + key]) for r in rows], style,
+                        label=("validation " if prefix else "train ") + key)
+        ax.set_xlabel("epoch")
+        ax.set_ylabel(key)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def confusion_matrix(cm, class_names, path, title=""):
+    cm = np.asarray(cm)
+    k = len(class_names)
+    fig, ax = plt.subplots(figsize=(1.2 * k + 3, 1.2 * k + 2))
+    norm = cm / np.maximum(cm.sum(axis=1, keepdims=True), 1)
+    im = ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+    for i in range(k):
+        for j in range(k):
+            ax.text(j, i, f"{cm[i, j]}\n{norm[i, j]:.0%}", ha="center", va="center",
+                    color="white" if norm[i, j] > 0.5 else "black", fontsize=9)
+    ax.set_xticks(range(k), class_names, rotation=30, ha="right")
+    ax.set_yticks(range(k), class_names)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def roc_curves(curves, path, title=""):
+    """``curves``: {label: (y_true, positive-class scores)}; one ROC line each."""
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    for label, (y, score) in curves.items():
+        fpr, tpr, _ = roc_curve(y, score)
+        ax.plot(fpr, tpr, label=f"{label} (AUC {roc_auc_score(y, score):.3f})")
+    ax.plot([0, 1], [0, 1], "k--", lw=0.8)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

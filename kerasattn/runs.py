@@ -1,0 +1,146 @@
+"""Run directories: what a training run leaves behind, and how it is read back.
+
+A run directory holds::
+
+    config.json          everything needed to rebuild data, preprocessing and model
+    preprocessor.json    text options of the preprocessor
+    vocab.txt            its vocabulary (id = line number - 1; line 1, padding, is empty)
+    model.keras          the best epoch's model (Keras models)
+    model.joblib         the fitted pipeline (classical models)
+    history.csv          per-epoch loss/accuracy (Keras CSVLogger)
+    tensorboard/         TensorBoard logs
+    metrics.json         "val" and "test" metrics, train_seconds, train_examples_per_second
+    learning_curves.png, confusion_matrix.png, roc_curve.png (binary tasks)
+
+``training.train`` writes it, ``training.evaluate`` recomputes the metrics
+from it. The functions here are shared by both.
+"""
+
+import json
+import os
+import platform
+
+import numpy as np
+
+CONFIG, METRICS, HISTORY = "config.json", "metrics.json", "history.csv"
+KERAS_MODEL, CLASSICAL_MODEL = "model.keras", "model.joblib"
+
+
+def write_json(path, obj):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(obj, fh, indent=2, default=_json_default)
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
+def _json_default(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, (np.ndarray, tuple)):
+        return list(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def read_json(path):
+    with open(path) as fh:
+        return json.load(fh)
+
+
+def environment():
+    """Versions and machine, recorded with every run."""
+    import keras
+    import sklearn
+    import tensorflow as tf
+
+    return {
+        "python": platform.python_version(),
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "scikit_learn": sklearn.__version__,
+        "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, "
+                   f"GPUs: {len(tf.config.list_physical_devices('GPU'))}",
+    }
+
+
+def load_dataset(config, data_dir=None):
+    """The dataset of a run, split exactly as in training."""
+    from kerasattn.data import datasets
+
+    return datasets.load(config["dataset"], data_dir=data_dir,
+                         val_fraction=config["train"]["val_fraction"],
+                         seed=config["seed"])
+
+
+def as_probabilities(outputs):
+    """Model outputs -> (n, classes) probabilities; a single sigmoid unit -> [1-p, p]."""
+    p = np.asarray(outputs, dtype=np.float64)
+    if p.ndim == 2 and p.shape[1] == 1:
+        p = np.concatenate([1.0 - p, p], axis=1)
+    return p
+
+
+def predict_keras(model, texts, labels, preprocessor, batch_size, verbose=0):
+    """Probabilities and labels in dataset order (batches are bucketed by length)."""
+    from kerasattn.data.pipeline import make_dataset
+
+    ds = make_dataset(texts, labels, preprocessor, batch_size=batch_size)
+    probs, ys = [], []
+    for x, y in ds:
+        probs.append(model.predict_on_batch(x))
+        ys.append(y.numpy())
+    if not probs:
+        return np.zeros((0, 2)), np.zeros(0, np.int64)
+    return as_probabilities(np.concatenate(probs)), np.concatenate(ys).astype(np.int64)
+
+
+def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0):
+    """Recompute a run's metrics from its directory: {split: metrics}."""
+    from kerasattn.metrics import classification_metrics
+
+    config = read_json(os.path.join(run_dir, CONFIG))
+    ds = load_dataset(config, data_dir)
+    out = {}
+    if config["kind"] == "classical":
+        import joblib
+
+        model = joblib.load(os.path.join(run_dir, CLASSICAL_MODEL))
+        for s in splits:
+            part = ds.split(s)
+            out[s] = classification_metrics(part.labels, model.predict_proba(part.texts),
+                                            ds.class_names)
+        return out
+    import keras
+
+    import kerasattn.layers  # noqa: F401  (registers the custom layers)
+    import kerasattn.models  # noqa: F401
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    model = keras.saving.load_model(os.path.join(run_dir, KERAS_MODEL))
+    preprocessor = TextPreprocessor.load(run_dir)
+    for s in splits:
+        part = ds.split(s)
+        probs, y = predict_keras(model, part.texts, part.labels, preprocessor,
+                                 config["train"]["batch_size"], verbose)
+        out[s] = classification_metrics(y, probs, ds.class_names)
+    return out
+
+
+def write_plots(run_dir, title, class_names, test_metrics, roc=None):
+    """learning_curves.png, confusion_matrix.png and (binary) roc_curve.png."""
+    from kerasattn import plots
+
+    made = []
+    history = os.path.join(run_dir, HISTORY)
+    if os.path.exists(history):
+        made.append(plots.learning_curves(history, os.path.join(run_dir, "learning_curves.png"),
+                                          title))
+    made.append(plots.confusion_matrix(test_metrics["confusion_matrix"], class_names,
+                                       os.path.join(run_dir, "confusion_matrix.png"),
+                                       f"{title} (test)"))
+    if roc is not None and len(class_names) == 2:
+        made.append(plots.roc_curves({title: roc}, os.path.join(run_dir, "roc_curve.png"),
+                                     "ROC (test)"))
+    return [m for m in made if m]

@@ -1,0 +1,306 @@
+"""Train any registered model on any dataset, end to end.
+
+    python -m training.train --model gru --dataset imdb --max-length 400 --epochs 4
+
+Loads the dataset, builds the vocabulary on the training split, trains with
+``model.fit`` on bucketed tf.data batches, keeps the best epoch by validation
+accuracy, and writes a run directory (see :mod:`kerasattn.runs`) with the
+config, vocabulary, best model, history, TensorBoard logs, metrics and plots.
+Classical presets (``nb``, ``lr``) go through the same command and output.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+# Quieter TensorFlow start-up; users can still override this.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def build_parser():
+    from kerasattn import models
+    from kerasattn.data import datasets
+
+    p = argparse.ArgumentParser(
+        prog="python -m training.train",
+        description="Train a kerasattn model and write a run directory.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--model", required=True, choices=models.names(), metavar="NAME",
+                   help="model preset: " + ", ".join(models.names()))
+    p.add_argument("--dataset", required=True, metavar="NAME",
+                   help="dataset: " + ", ".join(datasets.names()) + ", csv:PATH or jsonl:PATH")
+    p.add_argument("--data-dir", help="directory to look for datasets in first "
+                   f"(then ${datasets.ENV_VAR}, then ~/.keras/datasets, then download)")
+    p.add_argument("--no-download", action="store_true", help="never download datasets")
+    p.add_argument("--output-dir", default="runs", help="parent directory of run directories")
+    p.add_argument("--run-name", help="run directory name (default MODEL-DATASET-TIMESTAMP)")
+    p.add_argument("--epochs", type=int, help="epochs (preset default otherwise)")
+    p.add_argument("--batch-size", type=int)
+    p.add_argument("--learning-rate", type=float)
+    p.add_argument("--optimizer", help="Keras optimizer name, e.g. adam, sgd, rmsprop")
+    p.add_argument("--max-length", type=int, help="truncate texts to this many tokens")
+    p.add_argument("--max-sentences", type=int, help="hierarchical models: sentences per text")
+    p.add_argument("--max-words", type=int, help="hierarchical models: words per sentence")
+    p.add_argument("--val-fraction", type=float,
+                   help="fraction of train held out for validation when the dataset has no "
+                        "validation split (stratified, seeded by --seed)")
+    p.add_argument("--vocab-size", type=int, help="maximum vocabulary size (incl. pad, OOV)")
+    p.add_argument("--min-freq", type=int, help="minimum training frequency of a word")
+    p.add_argument("--text-mode", choices=["default", "hcan"])
+    p.add_argument("--remove-punctuation", action="store_true", default=None)
+    p.add_argument("--remove-stopwords", action="store_true", default=None)
+    p.add_argument("--model-option", action="append", default=[], metavar="KEY=JSON",
+                   help="override a model option, e.g. --model-option units=64 (repeatable)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--early-stopping", type=int, metavar="PATIENCE",
+                   help="stop after this many epochs without better validation accuracy")
+    p.add_argument("--mixed-precision", default="auto",
+                   choices=["auto", "off", "float16", "bfloat16"],
+                   help="auto = mixed_float16 on a GPU, off on CPU")
+    p.add_argument("--jit-compile", action="store_true", help="compile train steps with XLA")
+    p.add_argument("--distribution", default="none", choices=["none", "mirrored"],
+                   help="mirrored: tf.distribute.MirroredStrategy over this machine's GPUs")
+    p.add_argument("--verbose", default="auto", help="Keras verbosity: auto, 0, 1 or 2")
+    return p
+
+
+def _parse_model_options(items):
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--model-option expects KEY=VALUE, got {item!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def resolve_config(args):
+    """The run's full configuration: preset defaults overridden by the command line."""
+    from kerasattn import models
+
+    preset = models.get_preset(args.model)
+    train = preset.training_defaults()
+    for key in train:
+        value = getattr(args, key, None)
+        if value is not None:
+            train[key] = value
+    for key in ("epochs", "batch_size"):
+        if train[key] < 1:
+            raise SystemExit(f"--{key.replace('_', '-')} must be >= 1")
+    model_options = _parse_model_options(args.model_option)
+    return {
+        "model": args.model,
+        "dataset": args.dataset,
+        "kind": preset.kind,
+        "hierarchical": preset.hierarchical,
+        "seed": args.seed,
+        "train": train,
+        "model_config": {**preset.model_config, **model_options},
+        "model_overrides": model_options,
+        "mixed_precision": args.mixed_precision,
+        "jit_compile": bool(args.jit_compile),
+        "distribution": args.distribution,
+        "early_stopping": args.early_stopping,
+        "command": "python -m training.train " + " ".join(sys.argv[1:]),
+    }
+
+
+def preprocessor_options(config):
+    t = config["train"]
+    return {
+        "mode": t["text_mode"],
+        "remove_punctuation": t["remove_punctuation"],
+        "remove_stopwords": t["remove_stopwords"],
+        "hierarchical": config["hierarchical"],
+        "max_length": None if config["hierarchical"] else t["max_length"],
+        "max_sentences": t["max_sentences"] if config["hierarchical"] else None,
+        "max_words": t["max_words"] if config["hierarchical"] else None,
+    }
+
+
+def set_precision(mode):
+    """Set Keras's global dtype policy; returns its name."""
+    import keras
+    import tensorflow as tf
+
+    if mode == "auto":
+        mode = "float16" if tf.config.list_physical_devices("GPU") else "off"
+    policy = {"off": "float32", "float16": "mixed_float16", "bfloat16": "mixed_bfloat16"}[mode]
+    keras.mixed_precision.set_global_policy(policy)
+    return policy
+
+
+def make_optimizer(preset, train):
+    import keras
+
+    if preset.make_optimizer is not None:
+        return preset.make_optimizer(train["learning_rate"])
+    return keras.optimizers.get({"class_name": train["optimizer"],
+                                 "config": {"learning_rate": train["learning_rate"]}})
+
+
+def _train_classical(config, ds, run_dir, log):
+    import joblib
+
+    from kerasattn import models, runs
+    from kerasattn.metrics import classification_metrics
+
+    options = {**preprocessor_options(config), "max_length": None}
+    model = models.get(config["model"], num_classes=ds.num_classes,
+                       preprocessor_config=options, **config["model_overrides"])
+    start = time.perf_counter()
+    model.fit(ds.train.texts, ds.train.labels)
+    seconds = time.perf_counter() - start
+    joblib.dump(model, os.path.join(run_dir, runs.CLASSICAL_MODEL))
+    probs = {s: model.predict_proba(ds.split(s).texts) for s in ("val", "test")}
+    results = {s: classification_metrics(ds.split(s).labels, p, ds.class_names)
+               for s, p in probs.items()}
+    return results, seconds, len(ds.train), None, (ds.test.labels, probs["test"][:, -1])
+
+
+def _train_keras(config, ds, run_dir, log, verbose):
+    import keras
+    import tensorflow as tf
+
+    from kerasattn import models, runs
+    from kerasattn.data.pipeline import make_dataset
+    from kerasattn.data.preprocessing import TextPreprocessor
+    from kerasattn.metrics import classification_metrics
+
+    train = config["train"]
+    preset = models.get_preset(config["model"])
+    log("building the vocabulary on the training split ...")
+    pre = TextPreprocessor(**preprocessor_options(config)).adapt(
+        ds.train.texts, min_freq=train["min_freq"], max_size=train["vocab_size"])
+    pre.save(run_dir)
+    log(f"vocabulary: {pre.vocabulary_size:,} ids (padding 0, OOV 1)")
+
+    bs = train["batch_size"]
+    pad_to_bucket = config["jit_compile"]
+    train_ds = make_dataset(ds.train.texts, ds.train.labels, pre, bs, shuffle=True,
+                            seed=config["seed"], pad_to_bucket_boundary=pad_to_bucket,
+                            count_batches=True)
+    val_ds = make_dataset(ds.val.texts, ds.val.labels, pre, bs,
+                          pad_to_bucket_boundary=pad_to_bucket, count_batches=True)
+
+    strategy = (tf.distribute.MirroredStrategy() if config["distribution"] == "mirrored"
+                else tf.distribute.get_strategy())
+    with strategy.scope():
+        model = models.get(config["model"], vocab_size=pre.vocabulary_size,
+                           num_classes=ds.num_classes, **config["model_overrides"])
+        binary_output = model.output_shape[-1] == 1
+        model.compile(
+            optimizer=make_optimizer(preset, train),
+            loss="binary_crossentropy" if binary_output else "sparse_categorical_crossentropy",
+            metrics=[keras.metrics.BinaryAccuracy(name="accuracy") if binary_output
+                     else keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+            jit_compile=config["jit_compile"])
+    if verbose not in ("auto", 0, 1, 2):
+        raise SystemExit("--verbose must be auto, 0, 1 or 2")
+    if verbose != 0:
+        model.summary(print_fn=lambda s, **_: log(s))
+
+    best_path = os.path.join(run_dir, runs.KERAS_MODEL)
+    callbacks = [
+        keras.callbacks.ModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
+                                        save_best_only=True),
+        keras.callbacks.CSVLogger(os.path.join(run_dir, runs.HISTORY)),
+        keras.callbacks.TensorBoard(os.path.join(run_dir, "tensorboard"), profile_batch=0),
+    ]
+    if config["early_stopping"]:
+        callbacks.append(keras.callbacks.EarlyStopping(
+            monitor="val_accuracy", mode="max", patience=config["early_stopping"]))
+    start = time.perf_counter()
+    history = model.fit(train_ds, validation_data=val_ds, epochs=train["epochs"],
+                        callbacks=callbacks, verbose=verbose, shuffle=False)
+    seconds = time.perf_counter() - start
+    epochs_run = len(history.history["loss"])
+    val_acc = history.history["val_accuracy"]
+    best_epoch = int(max(range(epochs_run), key=lambda i: val_acc[i])) + 1
+    log(f"best epoch {best_epoch} (val accuracy {max(val_acc):.4f}); restoring it")
+    model = keras.saving.load_model(best_path)
+
+    results, roc = {}, None
+    for s in ("val", "test"):
+        part = ds.split(s)
+        probs, y = runs.predict_keras(model, part.texts, part.labels, pre, bs)
+        results[s] = classification_metrics(y, probs, ds.class_names)
+        if s == "test":
+            roc = (y, probs[:, -1])
+    info = {"best_epoch": best_epoch, "epochs_run": epochs_run,
+            "parameters": int(model.count_params())}
+    return results, seconds, len(ds.train) * epochs_run, info, roc
+
+
+def train(argv=None):
+    """Run the command; returns (run directory, metrics dict)."""
+    args = build_parser().parse_args(argv)
+    import keras
+
+    from kerasattn import runs
+    from kerasattn.data import datasets
+    from kerasattn.metrics import format_metrics
+
+    def log(msg):
+        print(msg, flush=True)
+
+    config = resolve_config(args)
+    verbose = args.verbose if args.verbose == "auto" else int(args.verbose)
+    keras.utils.set_random_seed(args.seed)
+    config["dtype_policy"] = set_precision(args.mixed_precision)
+    run_name = args.run_name or f"{args.model}-{args.dataset.replace(':', '_').replace('/', '_')}-" \
+                                f"{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = os.path.abspath(os.path.join(args.output_dir, run_name))
+    os.makedirs(run_dir, exist_ok=True)
+
+    ds = datasets.load(args.dataset, data_dir=args.data_dir,
+                       val_fraction=config["train"]["val_fraction"], seed=args.seed,
+                       download=not args.no_download)
+    log(ds.summary())
+    for note in ds.notes:
+        log(f"  note: {note}")
+    config.update(class_names=ds.class_names, dataset_notes=ds.notes,
+                  dataset_sizes={s: len(ds.split(s)) for s in datasets.SPLITS},
+                  environment=runs.environment())
+    runs.write_json(os.path.join(run_dir, runs.CONFIG), config)
+    log(f"run directory: {run_dir}")
+
+    if config["kind"] == "classical":
+        results, seconds, examples, info, roc = _train_classical(config, ds, run_dir, log)
+    else:
+        results, seconds, examples, info, roc = _train_keras(config, ds, run_dir, log, verbose)
+
+    metrics = {
+        "model": args.model, "dataset": args.dataset, "dataset_notes": ds.notes,
+        "val": results["val"], "test": results["test"],
+        "train_seconds": round(seconds, 3),
+        "train_examples_per_second": round(examples / max(seconds, 1e-9), 2),
+        **(info or {}),
+    }
+    runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)
+    runs.write_plots(run_dir, f"{args.model} on {args.dataset}", ds.class_names,
+                     results["test"], roc)
+    for s in ("val", "test"):
+        log(f"{s:>4}: {format_metrics(results[s])}")
+    log(f"trained in {seconds:.1f}s; run directory: {run_dir}")
+    return run_dir, metrics
+
+
+def main(argv=None):
+    from kerasattn.data.datasets import DatasetError
+
+    try:
+        train(argv)
+    except DatasetError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
