@@ -233,8 +233,11 @@ def stratified_split(labels, fraction, seed):
     from sklearn.model_selection import train_test_split
 
     idx = np.arange(len(labels))
+    counts = np.bincount(np.asarray(labels, dtype=np.int64))
+    # a class with a single example cannot be stratified: split it plainly
+    stratify = labels if counts[counts > 0].min() >= 2 else None
     rest, held = train_test_split(
-        idx, test_size=fraction, random_state=seed, stratify=labels
+        idx, test_size=fraction, random_state=seed, stratify=stratify
     )
     return np.sort(rest), np.sort(held)
 
@@ -617,15 +620,15 @@ def read_zhang_csv(path, num_classes=None):
 def _zhang_files(name, data_dir, download, need=("train", "test")):
     folder, md5 = ZHANG_DATASETS[name]
     remote = Remote(f"{_FASTAI}{folder}.tgz", f"{folder}.tgz", md5)
+    # found by test.csv, which every use needs, so a missing train.csv gets its own message
     path = locate(
-        name,
-        [f"{name}/{need[0]}.csv", f"{folder}/{need[0]}.csv", f"{folder}.tgz"],
+        name, [f"{name}/test.csv", f"{folder}/test.csv", f"{folder}.tgz"],
         [remote], data_dir, download,
     )
     if path.endswith(".tgz"):
         with tarfile.open(path) as tar:
             tar.extractall(os.path.dirname(path), filter="data")
-        path = os.path.join(os.path.dirname(path), folder, f"{need[0]}.csv")
+        path = os.path.join(os.path.dirname(path), folder, "test.csv")
     directory = os.path.dirname(path)
     files = {}
     for split in need:

@@ -41,7 +41,9 @@ def _tokenize_batch(preprocessor, texts, labels):
         extent = tf.stack([ids.row_lengths(axis=1), tf.maximum(words, 0)], axis=1)
     else:
         extent = ids.row_lengths()[:, None]
-    return ids.to_tensor(), tf.cast(extent, tf.int32), labels
+    # At least one column: TF 2.21 crashes (segfault) unbatching a (batch, 0)
+    # tensor, which a batch of only empty texts would give. _trim cuts it off.
+    return _pad_to_min(ids.to_tensor(), 1), tf.cast(extent, tf.int32), labels
 
 
 def _trim(ids, extent, label):

@@ -1,0 +1,112 @@
+"""Loaders: the counts of ../shared/datasets/README.md exactly, and bad data handling."""
+
+import collections
+import os
+
+import numpy as np
+import pytest
+
+from kerasattn.data import datasets as d
+from tests.conftest import write
+
+pytestmark = pytest.mark.usefixtures("shared_data")
+
+
+def counts(split):
+    return dict(collections.Counter(split.labels.tolist()))
+
+
+def test_imdb_official_split():
+    ds = d.load("imdb")
+    assert len(ds.train) + len(ds.val) == 25000 and len(ds.test) == 25000
+    assert counts(ds.test) == {0: 12500, 1: 12500}
+    assert counts(ds.train)[1] + counts(ds.val)[1] == 12500
+    # the validation split is stratified 10% of train
+    assert counts(ds.val) == {0: 1250, 1: 1250}
+    assert ds.class_names == ["neg", "pos"]
+    assert all(isinstance(t, str) and t for t in ds.test.texts[:50])
+
+
+@pytest.mark.parametrize("name,sizes,classes", [
+    ("sst2", (6920, 872, 1821), 2),
+    ("sst5", (8544, 1101, 2210), 5),
+    ("sst2-glue", (67349, 872, 1821), 2),
+])
+def test_sst_sentence_files(name, sizes, classes):
+    ds = d.load(name)
+    assert (len(ds.train), len(ds.val), len(ds.test)) == sizes
+    assert ds.num_classes == classes
+    assert set(ds.train.labels.tolist()) == set(range(classes))
+
+
+def test_sst_phrases_train_on_phrases_test_on_sentences():
+    fine = d.load("sst5-phrases")
+    assert (len(fine.val), len(fine.test)) == (1101, 2210)  # one sentence per tree
+    binary = d.load("sst2-phrases")
+    assert (len(binary.val), len(binary.test)) == (872, 1821)  # neutral sentences dropped
+    # the sentence-level test sets are the same sentences as Kim's files
+    kim = d.load("sst2")
+    assert sorted(binary.test.labels.tolist()) == sorted(kim.test.labels.tolist())
+    # train: every distinct phrase, far more than the 8,544 sentences; sentences included
+    assert len(fine.train) > 100_000 and len(set(fine.train.texts)) == len(fine.train)
+    assert len(binary.train) < len(fine.train)  # neutral phrases dropped
+    # (the trees keep case; Kim's files are lower-cased)
+    assert kim.train.texts[0] in {t.lower() for t in binary.train.texts}
+
+
+def test_ag_news_test_split_is_stratified_and_labelled_as_such():
+    ds = d.load("ag_news-test-split")
+    assert len(ds.train) + len(ds.val) + len(ds.test) == 7600
+    total = collections.Counter()
+    for s in (ds.train, ds.val, ds.test):
+        total.update(s.labels.tolist())
+    assert dict(total) == {0: 1900, 1: 1900, 2: 1900, 3: 1900}
+    assert counts(ds.test) == {0: 190, 1: 190, 2: 190, 3: 190}
+    assert ds.class_names == ["World", "Sports", "Business", "Sci/Tech"]
+    assert any("NOT the official split" in n for n in ds.notes)
+
+
+def test_ag_news_full_needs_train_split():
+    with pytest.raises(d.DatasetNotFoundError, match="ag_news-test-split"):
+        d.load("ag_news", download=False)
+
+
+def test_bbc():
+    ds = d.load("bbc")
+    total = collections.Counter()
+    for s in (ds.train, ds.val, ds.test):
+        total.update(s.labels.tolist())
+    assert sum(total.values()) == 2225
+    assert ds.class_names == ["business", "entertainment", "politics", "sport", "tech"]
+    assert [total[i] for i in range(5)] == [510, 386, 417, 511, 401]
+
+
+def test_missing_dataset_names_every_place_and_the_address(tmp_path, monkeypatch):
+    monkeypatch.setenv(d.ENV_VAR, str(tmp_path / "env"))
+    with pytest.raises(d.DatasetNotFoundError) as e:
+        d.load("yelp_full", data_dir=tmp_path / "mine", download=False)
+    msg = str(e.value)
+    for place in (tmp_path / "mine", tmp_path / "env", os.path.expanduser("~/.keras/datasets")):
+        assert str(place) in msg
+    assert "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_full_csv.tgz" in msg
+
+
+def test_failed_download_is_reported(tmp_path, monkeypatch):
+    import keras
+
+    def offline(**kwargs):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr(keras.utils, "get_file", offline)
+    monkeypatch.delenv(d.ENV_VAR)
+    with pytest.raises(d.DatasetNotFoundError, match="download failed: OSError: network unreachable"):
+        d.load("yelp_full", data_dir=tmp_path)
+
+
+def test_data_dir_comes_first(tmp_path):
+    for split, rows in (("train", "1 good\n0 bad\n1 fine\n0 awful\n"), ("dev", "1 ok\n"),
+                        ("test", "0 no\n")):
+        write(tmp_path / f"stsa.binary.{split}", rows)
+    ds = d.load("sst2", data_dir=tmp_path)
+    assert ds.train.texts == ["good", "bad", "fine", "awful"]
+    assert ds.test.labels.tolist() == [0]

@@ -1,0 +1,97 @@
+"""tf.data pipelines: every text exactly once, bucketing, padding per batch, seeding."""
+
+import collections
+
+import numpy as np
+
+from kerasattn.data.pipeline import bucket_boundaries, make_dataset
+from kerasattn.data.preprocessing import TextPreprocessor
+
+TEXTS = [" ".join(f"w{j % 7}" for j in range(n)) for n in
+         [1, 3, 50, 2, 0, 120, 7, 9, 33, 64, 65, 5, 12, 80, 2, 17, 40, 3, 99, 1]]
+LABELS = list(range(len(TEXTS)))  # a unique label per text to track it
+
+
+def pre(**kw):
+    return TextPreprocessor(**kw).adapt(TEXTS)
+
+
+def collect(ds):
+    seen = []
+    for x, y in ds:
+        x, y = x.numpy(), y.numpy()
+        assert x.dtype == np.int32
+        for row, label in zip(x, y):
+            seen.append((int(label), tuple(row[row > 0].tolist())))
+    return seen
+
+
+def test_every_text_once_with_its_own_ids():
+    p = pre()
+    seen = collect(make_dataset(TEXTS, LABELS, p, batch_size=4, shuffle=True, seed=3))
+    expected = [(i, tuple(p([t]).to_list()[0])) for i, t in enumerate(TEXTS)]
+    assert sorted(seen) == sorted(expected)
+
+
+def test_batches_are_padded_only_to_their_longest_text_and_bucketed():
+    p = pre()
+    widths, wastes = [], []
+    for x, _ in make_dataset(TEXTS, LABELS, p, batch_size=4):
+        x = x.numpy()
+        lengths = (x > 0).sum(axis=1)
+        assert x.shape[1] == max(1, lengths.max())  # no padding beyond the batch max
+        widths.append(x.shape[1])
+        wastes.append(1 - lengths.sum() / x.size)
+    unbucketed = make_dataset(TEXTS, LABELS, p, batch_size=4, bucket=False)
+    plain = sum(x.numpy().size for x, _ in unbucketed)
+    bucketed = sum(x.numpy().size for x, _ in make_dataset(TEXTS, LABELS, p, batch_size=4))
+    assert bucketed < plain  # bucketing wastes less padding
+
+
+def test_empty_texts_give_min_length_batches():
+    p = pre()
+    (x, y), = list(make_dataset(["", ""], [0, 1], p, batch_size=2))
+    assert x.shape == (2, 1) and not x.numpy().any()
+
+
+def test_seeded_shuffle_is_reproducible_and_reshuffles():
+    p = pre()
+    first = [y.numpy().tolist() for _, y in make_dataset(TEXTS, LABELS, p, 4, shuffle=True,
+                                                          seed=7)]
+    again = [y.numpy().tolist() for _, y in make_dataset(TEXTS, LABELS, p, 4, shuffle=True,
+                                                          seed=7)]
+    assert first == again
+    ds = make_dataset(TEXTS, LABELS, p, 4, shuffle=True, seed=7)
+    e1 = [y.numpy().tolist() for _, y in ds]
+    e2 = [y.numpy().tolist() for _, y in ds]
+    assert e1 != e2 and sorted(sum(e1, [])) == sorted(sum(e2, []))
+
+
+def test_count_batches_sets_cardinality():
+    p = pre()
+    ds = make_dataset(TEXTS, LABELS, p, 4, shuffle=True, seed=1, count_batches=True)
+    assert int(ds.cardinality()) == len(list(ds)) == len(list(ds))
+
+
+def test_truncation_and_no_labels():
+    p = pre(max_length=10)
+    xs = list(make_dataset(TEXTS, None, p, batch_size=8, bucket=False))
+    assert all(x.shape[1] <= 10 for x in xs)
+    assert sum(x.shape[0] for x in xs) == len(TEXTS)
+
+
+def test_hierarchical_batches():
+    texts = ["a b. c d e! f", "", "a. b. c. d. e."]
+    p = TextPreprocessor(mode="hcan", hierarchical=True).adapt(texts)
+    (x, y), = list(make_dataset(texts, [0, 1, 2], p, batch_size=3, bucket=False))
+    x = x.numpy()
+    assert x.shape == (3, 5, 4)  # 5 sentences (3rd text), 4 tokens ("c d e !")
+    assert not x[1].any()  # the empty text is all padding
+    assert (x[0, 1] > 0).sum() == 4 and (x[0, 3:] == 0).all()
+
+
+def test_bucket_boundaries_are_geometric_and_bounded():
+    b = bucket_boundaries(400)
+    assert b[0] == 8 and b[-1] < 400 and all(q / p < 1.5 for p, q in zip(b, b[1:]))
+    counts = collections.Counter(b)
+    assert max(counts.values()) == 1

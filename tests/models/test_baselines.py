@@ -1,0 +1,76 @@
+"""Every registered Keras model: builds, is padding-invariant, trains a step, saves and loads."""
+
+import keras
+import numpy as np
+import pytest
+
+from kerasattn import models
+
+KERAS_MODELS = models.names(kind="keras")
+VOCAB = 50
+
+
+def ids_batch(rng, lengths, pad_to):
+    x = np.zeros((len(lengths), pad_to), "int32")
+    for i, n in enumerate(lengths):
+        x[i, :n] = rng.integers(2, VOCAB, size=n)
+    return x
+
+
+def test_registry_lists_the_foundation_models():
+    assert set(KERAS_MODELS) >= {"mlp", "cnn", "rnn", "lstm", "bilstm", "gru"}
+    assert set(models.names(kind="classical")) == {"nb", "lr"}
+    with pytest.raises(ValueError, match="unknown model"):
+        models.get("nope", vocab_size=10)
+    with pytest.raises(ValueError, match="has no option"):
+        models.get("gru", vocab_size=10, wings=2)
+    with pytest.raises(ValueError, match="vocab_size"):
+        models.get("gru", vocab_size=0)
+
+
+@pytest.mark.parametrize("name", KERAS_MODELS)
+@pytest.mark.parametrize("policy", ["float32", "mixed_float16"])
+def test_same_text_padded_to_different_lengths_gives_the_same_prediction(name, policy):
+    keras.mixed_precision.set_global_policy(policy)
+    keras.utils.set_random_seed(1)
+    model = models.get(name, vocab_size=VOCAB, num_classes=3)
+    rng = np.random.default_rng(0)
+    lengths = [1, 7, 12, 3]
+    short = ids_batch(rng, lengths, 12)
+    longer = np.pad(short, [[0, 0], [0, 29]])
+    a = keras.ops.convert_to_numpy(model(short, training=False))
+    b = keras.ops.convert_to_numpy(model(longer, training=False))
+    assert a.shape == (4, 3) and a.dtype == np.float32
+    tol = 1e-5 if policy == "float32" else 2e-3
+    np.testing.assert_allclose(a, b, atol=tol)
+    np.testing.assert_allclose(a.sum(axis=1), 1.0, atol=1e-3)
+    # alone or batched with longer texts, a text gets the same prediction
+    alone = keras.ops.convert_to_numpy(model(short[:1, :1], training=False))
+    np.testing.assert_allclose(alone, a[:1], atol=tol)
+
+
+@pytest.mark.parametrize("name", KERAS_MODELS)
+def test_empty_text_gives_finite_probabilities(name):
+    model = models.get(name, vocab_size=VOCAB, num_classes=2)
+    out = keras.ops.convert_to_numpy(model(np.zeros((2, 1), "int32")))
+    assert np.isfinite(out).all()
+
+
+@pytest.mark.parametrize("name", KERAS_MODELS)
+def test_trains_and_round_trips_through_keras_format(name, tmp_path):
+    keras.utils.set_random_seed(2)
+    model = models.get(name, vocab_size=VOCAB, num_classes=2)
+    model.compile("adam", "sparse_categorical_crossentropy")
+    rng = np.random.default_rng(1)
+    x = ids_batch(rng, [5, 9, 2, 11], 11)
+    y = np.array([0, 1, 0, 1])
+    before = [keras.ops.convert_to_numpy(w).copy() for w in model.trainable_weights]
+    model.fit(x, y, epochs=1, verbose=0)
+    changed = [not np.allclose(b, keras.ops.convert_to_numpy(w))
+               for b, w in zip(before, model.trainable_weights)]
+    assert sum(changed) >= len(changed) - 1  # everything trains (padding row may not)
+    path = str(tmp_path / f"{name}.keras")
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)),
+                               keras.ops.convert_to_numpy(model(x)), rtol=1e-5, atol=1e-6)

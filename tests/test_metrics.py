@@ -1,0 +1,39 @@
+"""Metrics on small cases computed by hand."""
+
+import numpy as np
+import pytest
+
+from kerasattn.metrics import classification_metrics
+
+
+def test_binary_case_by_hand():
+    y = [0, 0, 1, 1]
+    p = np.array([[0.9, 0.1], [0.4, 0.6], [0.2, 0.8], [0.7, 0.3]])
+    m = classification_metrics(y, p, ["neg", "pos"])
+    assert m["accuracy"] == 0.5
+    # class 0: precision 1/2, recall 1/2; class 1 the same
+    assert m["precision_macro"] == m["recall_macro"] == m["f1_macro"] == 0.5
+    assert m["confusion_matrix"] == [[1, 1], [1, 1]]
+    # AUC: positive scores .8,.3 vs negative .1,.6 -> pairs won 3 of 4
+    assert m["roc_auc"] == 0.75
+    expected_loss = -np.mean(np.log([0.9, 0.4, 0.8, 0.3]))
+    assert m["loss"] == pytest.approx(expected_loss, rel=1e-6)
+    assert m["per_class"]["pos"]["support"] == 2
+
+
+def test_multiclass_has_no_auc_and_counts_absent_classes():
+    y = [0, 1, 1]
+    p = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]])
+    m = classification_metrics(y, p, ["a", "b", "c"])
+    assert "roc_auc" not in m
+    assert m["accuracy"] == pytest.approx(2 / 3)
+    # recall: a 1, b 1/2, c 0 (no support -> 0); macro over 3 classes
+    assert m["recall_macro"] == pytest.approx(0.5)
+    assert m["confusion_matrix"] == [[1, 0, 0], [0, 1, 1], [0, 0, 0]]
+
+
+def test_rejects_nan_and_wrong_shapes():
+    with pytest.raises(ValueError, match="NaN"):
+        classification_metrics([0], np.array([[np.nan, 1.0]]), ["a", "b"])
+    with pytest.raises(ValueError, match="must be"):
+        classification_metrics([0, 1], np.array([[0.5, 0.5]]), ["a", "b"])

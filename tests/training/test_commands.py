@@ -1,0 +1,73 @@
+"""The training and evaluation commands end to end on real data."""
+
+import csv
+import os
+
+import pytest
+
+from kerasattn import runs
+from tests.conftest import write
+from training import evaluate, train
+
+pytestmark = pytest.mark.usefixtures("shared_data")
+
+KEYS = {"accuracy", "loss", "f1_macro", "precision_macro", "recall_macro", "roc_auc",
+        "confusion_matrix", "per_class"}
+
+
+def test_train_mlp_on_sst2_learns_and_evaluate_reproduces(tmp_path, capsys):
+    run_dir, m = train.train(["--model", "mlp", "--dataset", "sst2", "--epochs", "3",
+                              "--output-dir", str(tmp_path), "--run-name", "r",
+                              "--verbose", "0"])
+    for f in ("config.json", "metrics.json", "history.csv", "model.keras", "vocab.txt",
+              "preprocessor.json", "learning_curves.png", "confusion_matrix.png",
+              "roc_curve.png", "tensorboard"):
+        assert os.path.exists(os.path.join(run_dir, f)), f
+    assert KEYS <= set(m["test"]) and KEYS <= set(m["val"])
+    assert m["test"]["accuracy"] > 0.75  # real held-out sentences
+    assert m["train_seconds"] > 0 and m["train_examples_per_second"] > 0
+    with open(os.path.join(run_dir, "history.csv")) as fh:
+        history = list(csv.DictReader(fh))
+    assert len(history) == 3
+    best = max(float(r["val_accuracy"]) for r in history)
+    assert m["val"]["accuracy"] == pytest.approx(best, abs=1e-6)  # the best epoch is restored
+    config = runs.read_json(os.path.join(run_dir, "config.json"))
+    assert config["train"]["learning_rate"] == 1e-3 and config["dtype_policy"] == "float32"
+    capsys.readouterr()
+    assert evaluate.main(["--run", run_dir]) == 0
+    out = capsys.readouterr().out
+    assert f"accuracy {m['test']['accuracy']:.4f}" in out.splitlines()[-1]
+
+
+def test_classical_model_through_the_same_command(tmp_path):
+    run_dir, m = train.train(["--model", "nb", "--dataset", "sst2",
+                              "--output-dir", str(tmp_path), "--run-name", "nb"])
+    assert m["test"]["accuracy"] > 0.77
+    assert os.path.exists(os.path.join(run_dir, "model.joblib"))
+    again = runs.evaluate_run(run_dir)
+    assert again["test"]["accuracy"] == m["test"]["accuracy"]
+
+
+def test_own_csv_with_float16_and_mirrored_and_overrides(tmp_path):
+    rows = "".join(f"{'good great fine' if i % 2 else 'bad awful poor'} {i},{'pos' if i % 2 else 'neg'}\n"
+                   for i in range(120))
+    path = write(tmp_path / "data.csv", "text,label\n" + rows)
+    run_dir, m = train.train(["--model", "cnn", "--dataset", f"csv:{path}", "--epochs", "2",
+                              "--batch-size", "16", "--mixed-precision", "float16",
+                              "--distribution", "mirrored", "--model-option", "filters=8",
+                              "--learning-rate", "0.01", "--output-dir", str(tmp_path),
+                              "--run-name", "own", "--verbose", "0"])
+    config = runs.read_json(os.path.join(run_dir, "config.json"))
+    assert config["dtype_policy"] == "mixed_float16"
+    assert config["model_config"]["filters"] == 8 and config["train"]["batch_size"] == 16
+    assert m["test"]["accuracy"] == 1.0  # the two classes use disjoint words
+    assert m["dataset_notes"] and "stratified 20%" in " ".join(m["dataset_notes"])
+
+
+def test_missing_dataset_exits_with_a_clear_message(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("KERASATTN_DATA_DIR")
+    code = train.main(["--model", "nb", "--dataset", "yelp_full", "--no-download",
+                       "--data-dir", str(tmp_path), "--output-dir", str(tmp_path)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "was not found" in err and str(tmp_path) in err
