@@ -106,11 +106,13 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
         # hierarchical texts are grouped by number of sentences (outer axis)
         max_len = preprocessor.max_sentences if hierarchical else preprocessor.max_length
         bounds = bucket_boundaries(max_len, first=2 if hierarchical else 8)
+        to_boundary = pad_to_bucket_boundary and max_len is not None
+        if to_boundary:
+            # a closed last bucket: texts are at most max_len long
+            bounds.append(max_len + 1)
         ds = ds.bucket_by_sequence_length(
             lambda x, y: tf.shape(x)[0], bounds, [batch_size] * (len(bounds) + 1),
-            padded_shapes=shapes,
-            pad_to_bucket_boundary=pad_to_bucket_boundary and max_len is not None,
-            drop_remainder=False)
+            padded_shapes=shapes, pad_to_bucket_boundary=to_boundary, drop_remainder=False)
     else:
         ds = ds.padded_batch(batch_size, padded_shapes=shapes)
     ds = ds.map(lambda x, y: (_pad_to_min(x, min_length), y), num_parallel_calls=AUTOTUNE)

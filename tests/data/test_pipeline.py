@@ -95,3 +95,11 @@ def test_bucket_boundaries_are_geometric_and_bounded():
     assert b[0] == 8 and b[-1] < 400 and all(q / p < 1.5 for p, q in zip(b, b[1:]))
     counts = collections.Counter(b)
     assert max(counts.values()) == 1
+
+
+def test_pad_to_bucket_boundary_gives_few_shapes():
+    p = pre(max_length=100)
+    ds = make_dataset(TEXTS, LABELS, p, batch_size=4, pad_to_bucket_boundary=True)
+    widths = {x.shape[1] for x, _ in ds}
+    assert widths <= set(b - 1 for b in bucket_boundaries(100) + [101])
+    assert sum(x.shape[0] for x, _ in ds) == len(TEXTS)

@@ -9,12 +9,11 @@ from kerasattn import runs
 from tests.conftest import write
 from training import evaluate, train
 
-pytestmark = pytest.mark.usefixtures("shared_data")
-
 KEYS = {"accuracy", "loss", "f1_macro", "precision_macro", "recall_macro", "roc_auc",
         "confusion_matrix", "per_class"}
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_train_mlp_on_sst2_learns_and_evaluate_reproduces(tmp_path, capsys):
     run_dir, m = train.train(["--model", "mlp", "--dataset", "sst2", "--epochs", "3",
                               "--output-dir", str(tmp_path), "--run-name", "r",
@@ -39,6 +38,7 @@ def test_train_mlp_on_sst2_learns_and_evaluate_reproduces(tmp_path, capsys):
     assert f"accuracy {m['test']['accuracy']:.4f}" in out.splitlines()[-1]
 
 
+@pytest.mark.usefixtures("shared_data")
 def test_classical_model_through_the_same_command(tmp_path):
     run_dir, m = train.train(["--model", "nb", "--dataset", "sst2",
                               "--output-dir", str(tmp_path), "--run-name", "nb"])
@@ -65,9 +65,21 @@ def test_own_csv_with_float16_and_mirrored_and_overrides(tmp_path):
 
 
 def test_missing_dataset_exits_with_a_clear_message(tmp_path, monkeypatch, capsys):
-    monkeypatch.delenv("KERASATTN_DATA_DIR")
+    monkeypatch.delenv("KERASATTN_DATA_DIR", raising=False)
     code = train.main(["--model", "nb", "--dataset", "yelp_full", "--no-download",
                        "--data-dir", str(tmp_path), "--output-dir", str(tmp_path)])
     assert code == 2
     err = capsys.readouterr().err
     assert "was not found" in err and str(tmp_path) in err
+
+
+def test_jit_compile_with_bucket_boundaries(tmp_path):
+    rows = "".join(f"{'good great' if i % 2 else 'bad awful'} {'x ' * (i % 30)},{i % 2}\n"
+                   for i in range(80))
+    path = write(tmp_path / "data.csv", "text,label\n" + rows)
+    run_dir, m = train.train(["--model", "mlp", "--dataset", f"csv:{path}", "--epochs", "2",
+                              "--max-length", "20", "--jit-compile", "--learning-rate", "0.01",
+                              "--output-dir", str(tmp_path), "--run-name", "xla",
+                              "--verbose", "0"])
+    assert runs.read_json(os.path.join(run_dir, "config.json"))["jit_compile"] is True
+    assert m["test"]["accuracy"] >= 0.9
