@@ -7,6 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 
 def learning_curves(history_csv, path, title=""):
@@ -16,8 +17,15 @@ def learning_curves(history_csv, path, title=""):
     if not rows:
         return None
     epochs = [int(r["epoch"]) + 1 for r in rows]
+    best = None
+    if "val_accuracy" in rows[0]:
+        val = [float(r["val_accuracy"]) for r in rows]
+        best = epochs[val.index(max(val))]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, key in zip(axes, ("loss", "accuracy")):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if best is not None:
+            ax.axvline(best, color="grey", ls=":", lw=1, label=f"best epoch ({best})")
         for prefix, style in (("", "-o"), ("val_", "-s")):
             if prefix + key in rows[0]:
                 ax.plot(epochs, [float(r[prefix + key]) for r in rows], style,

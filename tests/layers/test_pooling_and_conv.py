@@ -67,19 +67,3 @@ def test_kim_conv_text_shorter_than_window_and_empty_text():
 def test_invalid_arguments():
     with pytest.raises(ValueError):
         KimConvPool(filters=0)
-
-
-@pytest.mark.parametrize("layer", [MaskedGlobalMaxPooling1D(), MaskedGlobalAveragePooling1D(),
-                                   KimConvPool(filters=2, window=4, activation="tanh")])
-def test_config_round_trip_and_keras_save_load(layer, tmp_path):
-    clone = layer.__class__.from_config(layer.get_config())
-    assert clone.get_config() == layer.get_config()
-    ids = keras.Input((None,), dtype="int32")
-    emb = keras.layers.Embedding(10, 4, mask_zero=True)(ids)
-    model = keras.Model(ids, layer(emb))
-    x = np.array([[3, 4, 5, 0], [1, 0, 0, 0]], "int32")
-    path = str(tmp_path / "m.keras")
-    model.save(path)
-    loaded = keras.saving.load_model(path)
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)),
-                               keras.ops.convert_to_numpy(model(x)), rtol=1e-6)

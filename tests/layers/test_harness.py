@@ -1,0 +1,21 @@
+"""Every layer of kerasattn.layers through the shared harness."""
+
+import pytest
+
+import kerasattn.layers as L
+from tests.layers.harness import check_layer
+
+LAYERS = {
+    "MaskedGlobalMaxPooling1D": lambda: L.MaskedGlobalMaxPooling1D(),
+    "MaskedGlobalAveragePooling1D": lambda: L.MaskedGlobalAveragePooling1D(),
+    "KimConvPool": lambda: L.KimConvPool(filters=4, window=3),
+}
+
+
+def test_every_public_layer_is_covered():
+    assert set(LAYERS) == set(L.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_layer(name, tmp_path):
+    check_layer(LAYERS[name], tmp_path)
