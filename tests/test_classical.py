@@ -31,7 +31,6 @@ def test_lr_is_l1():
     assert tfidf.ngram_range == (1, 2) and tfidf.min_df == 5
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name,threshold", [("nb", 0.865), ("lr", 0.875)])
 def test_imdb_acceptance(name, threshold):
     ds = datasets.load("imdb")
