@@ -79,18 +79,16 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    texts = np.asarray(list(texts), dtype=object)
-    with_labels = labels is not None
-    if with_labels:
-        labels = np.asarray(labels, dtype=np.int32)
-        if len(labels) != len(texts):
-            raise ValueError(f"{len(texts)} texts but {len(labels)} labels")
-        ds = tf.data.Dataset.from_tensor_slices((texts.astype(str) if len(texts) else
-                                                 np.zeros(0, str), labels))
+    # a tf.string tensor straight from the list: a numpy unicode array would be
+    # fixed-width (the longest text x 4 bytes for every text)
+    texts = tf.constant([str(t) for t in texts], dtype=tf.string, shape=[len(texts)])
+    if labels is None:
+        labels, with_labels = tf.zeros([texts.shape[0]], tf.int32), False
     else:
-        ds = tf.data.Dataset.from_tensor_slices(texts.astype(str) if len(texts)
-                                                else np.zeros(0, str))
-        ds = ds.map(lambda t: (t, tf.constant(0, tf.int32)))
+        labels, with_labels = np.asarray(labels, dtype=np.int32), True
+        if len(labels) != texts.shape[0]:
+            raise ValueError(f"{texts.shape[0]} texts but {len(labels)} labels")
+    ds = tf.data.Dataset.from_tensor_slices((texts, labels))
 
     hierarchical = preprocessor.hierarchical
     ds = ds.batch(tokenize_batch_size).map(
@@ -99,7 +97,7 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
     if cache:
         ds = ds.cache()
     if shuffle:
-        ds = ds.shuffle(max(1, len(texts)), seed=seed, reshuffle_each_iteration=True)
+        ds = ds.shuffle(max(1, int(texts.shape[0])), seed=seed, reshuffle_each_iteration=True)
 
     shapes = ([None, None] if hierarchical else [None], [])
     if bucket:
