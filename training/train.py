@@ -239,7 +239,14 @@ def _train_keras(config, ds, run_dir, log, verbose):
 
 def train(argv=None):
     """Run the command; returns (run directory, metrics dict)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from kerasattn.data.datasets import names as dataset_names
+
+    if args.dataset not in dataset_names() and not args.dataset.startswith(
+            ("csv:", "jsonl:", "tsv:")):
+        parser.error(f"unknown dataset {args.dataset!r}; choose one of "
+                     f"{', '.join(dataset_names())}, or csv:PATH / jsonl:PATH")
     import keras
 
     from kerasattn import runs
