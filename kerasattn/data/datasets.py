@@ -471,7 +471,8 @@ def _read_trees(path):
 
 def _load_sst_phrases(num, data_dir, download):
     path = locate(
-        f"sst{num}-phrases", ["trees", "sst/trees", "trainDevTestTrees_PTB.zip"],
+        f"sst{num}-phrases",
+        ["trees", "sst/trees", "sst_trees_extracted/trees", "trainDevTestTrees_PTB.zip"],
         [SST_TREES_REMOTE], data_dir, download,
     )
     if path.endswith(".zip"):
