@@ -86,11 +86,16 @@ def predict_keras(model, texts, labels, preprocessor, batch_size, verbose=0):
     """Probabilities and labels in dataset order (batches are bucketed by length)."""
     from kerasattn.data.pipeline import make_dataset
 
+    import keras
+
     ds = make_dataset(texts, labels, preprocessor, batch_size=batch_size)
+    bar = keras.utils.Progbar(len(texts), unit_name="text") if verbose else None
     probs, ys = [], []
     for x, y in ds:
         probs.append(model.predict_on_batch(x))
         ys.append(y.numpy())
+        if bar is not None:
+            bar.add(len(ys[-1]))
     if not probs:
         return np.zeros((0, 2)), np.zeros(0, np.int64)
     return as_probabilities(np.concatenate(probs)), np.concatenate(ys).astype(np.int64)

@@ -32,7 +32,7 @@ def main(argv=None):
         print(f"error: {args.run} is not a run directory (no {runs.CONFIG})", file=sys.stderr)
         return 2
     try:
-        results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split))
+        results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split), verbose=1)
     except DatasetError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -228,7 +228,9 @@ def _train_keras(config, ds, run_dir, log, verbose):
     results, roc = {}, None
     for s in ("val", "test"):
         part = ds.split(s)
-        probs, y = runs.predict_keras(model, part.texts, part.labels, pre, bs)
+        log(f"predicting the {s} split ({len(part):,} texts) ...")
+        probs, y = runs.predict_keras(model, part.texts, part.labels, pre, bs,
+                                      verbose=0 if verbose == 0 else 1)
         results[s] = classification_metrics(y, probs, ds.class_names)
         if s == "test":
             roc = (y, probs[:, -1])
