@@ -8,7 +8,7 @@ uses windows 3/4/5 with 100 maps each and dropout 0.5 (HCAN §4.2).
 
 import keras
 
-from kerasattn.layers import KimConvPool, MaskedGlobalAveragePooling1D
+from kerasattn.layers import KimConvPool, MaskedGlobalAveragePooling1D, MaskedGlobalMaxPooling1D
 from kerasattn.models.registry import Preset, register
 
 
@@ -50,15 +50,25 @@ _CELLS = {"rnn": keras.layers.SimpleRNN, "lstm": keras.layers.LSTM, "gru": keras
 
 
 def build_recurrent(vocab_size, num_classes, cell="gru", bidirectional=False,
-                    embedding_dim=100, units=128, dropout=0.0, name="rnn"):
-    """Embedding -> (Bi)RNN/LSTM/GRU final state -> softmax."""
+                    embedding_dim=100, units=128, dropout=0.0, pooling="last", name="rnn"):
+    """Embedding -> (Bi)RNN/LSTM/GRU -> softmax.
+
+    ``pooling="last"`` classifies the final state(s) (the last real word for
+    the forward direction, the first for the backward one); ``"max"`` takes the
+    masked max over time of every state, so a long text's early words reach
+    the classifier without passing through hundreds of recurrent steps.
+    """
     if cell not in _CELLS:
         raise ValueError(f"cell must be one of {sorted(_CELLS)}, got {cell!r}")
+    if pooling not in ("last", "max"):
+        raise ValueError(f"pooling must be 'last' or 'max', got {pooling!r}")
     ids, x = _inputs_and_embedding(vocab_size, embedding_dim)
-    layer = _CELLS[cell](units, name=cell)
+    layer = _CELLS[cell](units, return_sequences=pooling == "max", name=cell)
     if bidirectional:
         layer = keras.layers.Bidirectional(layer, name=f"bi{cell}")
     x = layer(x)
+    if pooling == "max":
+        x = MaskedGlobalMaxPooling1D(name="max_over_time")(x)
     return keras.Model(ids, _classifier(x, num_classes, dropout), name=name)
 
 
@@ -73,6 +83,6 @@ for _cell, _bi in (("rnn", False), ("lstm", False), ("bilstm", True), ("gru", Fa
     register(Preset(
         _cell, build_recurrent,
         {"cell": _kind, "bidirectional": _bi, "embedding_dim": 100, "units": 128,
-         "dropout": 0.0},
+         "dropout": 0.0, "pooling": "last"},
         description=f"{'bidirectional ' if _bi else ''}{_kind.upper()} with 128 units "
                     "(seed 004 Table 1)"))

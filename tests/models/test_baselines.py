@@ -7,6 +7,11 @@ import pytest
 from kerasattn import models
 
 KERAS_MODELS = models.names(kind="keras")
+# every preset as registered, plus option variants that change the graph
+VARIANTS = [(n, {}) for n in KERAS_MODELS] + [("gru", {"pooling": "max"}),
+                                              ("bilstm", {"pooling": "last"}),
+                                              ("bilstm", {"pooling": "max"})]
+VARIANT_IDS = [n + "".join(f"-{k}={v}" for k, v in o.items()) for n, o in VARIANTS]
 VOCAB = 50
 
 
@@ -26,14 +31,16 @@ def test_registry_lists_the_foundation_models():
         models.get("gru", vocab_size=10, wings=2)
     with pytest.raises(ValueError, match="vocab_size"):
         models.get("gru", vocab_size=0)
+    with pytest.raises(ValueError, match="pooling"):
+        models.get("gru", vocab_size=10, pooling="mean")
 
 
-@pytest.mark.parametrize("name", KERAS_MODELS)
+@pytest.mark.parametrize("name,options", VARIANTS, ids=VARIANT_IDS)
 @pytest.mark.parametrize("policy", ["float32", "mixed_float16"])
-def test_same_text_padded_to_different_lengths_gives_the_same_prediction(name, policy):
+def test_same_text_padded_to_different_lengths_gives_the_same_prediction(name, options, policy):
     keras.mixed_precision.set_global_policy(policy)
     keras.utils.set_random_seed(1)
-    model = models.get(name, vocab_size=VOCAB, num_classes=3)
+    model = models.get(name, vocab_size=VOCAB, num_classes=3, **options)
     rng = np.random.default_rng(0)
     lengths = [1, 7, 12, 3]
     short = ids_batch(rng, lengths, 12)
@@ -49,17 +56,17 @@ def test_same_text_padded_to_different_lengths_gives_the_same_prediction(name, p
     np.testing.assert_allclose(alone, a[:1], atol=tol)
 
 
-@pytest.mark.parametrize("name", KERAS_MODELS)
-def test_empty_text_gives_finite_probabilities(name):
-    model = models.get(name, vocab_size=VOCAB, num_classes=2)
+@pytest.mark.parametrize("name,options", VARIANTS, ids=VARIANT_IDS)
+def test_empty_text_gives_finite_probabilities(name, options):
+    model = models.get(name, vocab_size=VOCAB, num_classes=2, **options)
     out = keras.ops.convert_to_numpy(model(np.zeros((2, 1), "int32")))
     assert np.isfinite(out).all()
 
 
-@pytest.mark.parametrize("name", KERAS_MODELS)
-def test_trains_and_round_trips_through_keras_format(name, tmp_path):
+@pytest.mark.parametrize("name,options", VARIANTS, ids=VARIANT_IDS)
+def test_trains_and_round_trips_through_keras_format(name, options, tmp_path):
     keras.utils.set_random_seed(2)
-    model = models.get(name, vocab_size=VOCAB, num_classes=2)
+    model = models.get(name, vocab_size=VOCAB, num_classes=2, **options)
     model.compile("adam", "sparse_categorical_crossentropy")
     rng = np.random.default_rng(1)
     x = ids_batch(rng, [5, 9, 2, 11], 11)
@@ -69,7 +76,7 @@ def test_trains_and_round_trips_through_keras_format(name, tmp_path):
     changed = [not np.allclose(b, keras.ops.convert_to_numpy(w))
                for b, w in zip(before, model.trainable_weights)]
     assert sum(changed) >= len(changed) - 1  # everything trains (padding row may not)
-    path = str(tmp_path / f"{name}.keras")
+    path = str(tmp_path / "model.keras")
     model.save(path)
     loaded = keras.saving.load_model(path)
     np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)),
