@@ -12,6 +12,7 @@ Classical presets (``nb``, ``lr``) go through the same command and output.
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 
@@ -79,7 +80,7 @@ def _parse_model_options(items):
     return out
 
 
-def resolve_config(args):
+def resolve_config(args, argv):
     """The run's full configuration: preset defaults overridden by the command line."""
     from kerasattn import models
 
@@ -106,7 +107,8 @@ def resolve_config(args):
         "jit_compile": bool(args.jit_compile),
         "distribution": args.distribution,
         "early_stopping": args.early_stopping,
-        "command": "python -m training.train " + " ".join(sys.argv[1:]),
+        "command": "python -m training.train " + " ".join(
+            shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
     }
 
 
@@ -200,8 +202,6 @@ def _train_keras(config, ds, run_dir, log, verbose):
             metrics=[keras.metrics.BinaryAccuracy(name="accuracy") if binary_output
                      else keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
             jit_compile=config["jit_compile"])
-    if verbose not in ("auto", 0, 1, 2):
-        raise SystemExit("--verbose must be auto, 0, 1 or 2")
     if verbose != 0:
         model.summary(print_fn=lambda s, **_: log(s))
 
@@ -258,7 +258,9 @@ def train(argv=None):
     def log(msg):
         print(msg, flush=True)
 
-    config = resolve_config(args)
+    if args.verbose not in ("auto", "0", "1", "2"):
+        parser.error("--verbose must be auto, 0, 1 or 2")
+    config = resolve_config(args, argv)
     verbose = args.verbose if args.verbose == "auto" else int(args.verbose)
     keras.utils.set_random_seed(args.seed)
     config["dtype_policy"] = set_precision(args.mixed_precision)
