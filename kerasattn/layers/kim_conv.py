@@ -24,10 +24,17 @@ class KimConvPool(keras.layers.Layer):
 
     Call arguments:
         inputs: word vectors (batch, time, dim).
-        mask: boolean (batch, time), True for real words.
+        mask: boolean (batch, time), True for real words, which come first
+            (right padding, as the zoo's pipelines produce).
 
     Returns:
         (batch, filters).
+
+    Example:
+    >>> ids = keras.Input((None,), dtype="int32")
+    >>> x = keras.layers.Embedding(1000, 128, mask_zero=True)(ids)
+    >>> KimConvPool(filters=100, window=3)(x).shape
+    (None, 100)
     """
 
     def __init__(self, filters=100, window=3, activation="relu", **kwargs):

@@ -26,8 +26,10 @@ class MaskedGlobalMaxPooling1D(keras.layers.Layer):
         mask: optional boolean (batch, time); True marks real positions.
 
     Example:
-    >>> x = keras.ops.convert_to_tensor([[[1.0], [5.0]]])
-    >>> MaskedGlobalMaxPooling1D()(x, mask=keras.ops.convert_to_tensor([[True, False]]))
+    >>> x = np.array([[[1.0], [5.0]], [[2.0], [3.0]]], "float32")
+    >>> mask = np.array([[True, False], [False, False]])
+    >>> MaskedGlobalMaxPooling1D()(x, mask=mask)  # padding (5.0) never wins
+    [[1.], [0.]]
     """
 
     def __init__(self, **kwargs):
@@ -57,6 +59,11 @@ class MaskedGlobalAveragePooling1D(keras.layers.Layer):
     Call arguments:
         inputs: (batch, time, features).
         mask: optional boolean (batch, time); True marks real positions.
+
+    Example:
+    >>> x = np.array([[[1.0], [3.0], [100.0]]], "float32")
+    >>> MaskedGlobalAveragePooling1D()(x, mask=np.array([[True, True, False]]))
+    [[2.]]
     """
 
     def __init__(self, **kwargs):
