@@ -20,14 +20,23 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
+                     argparse.RawDescriptionHelpFormatter):
+    """Defaults shown, and the epilog's lists kept as written."""
+
+
 def build_parser():
     from kerasattn import models
     from kerasattn.data import datasets
 
+    epilog = ["models:"] + [f"  {n:<14} {models.get_preset(n).description}"
+                            for n in models.names()]
+    epilog += ["", "datasets:"] + [f"  {n:<20} {d}" for n, d in datasets.describe().items()]
+    epilog += [f"  {'csv:PATH, jsonl:PATH':<20} your own data (text, label[, split] columns)"]
     p = argparse.ArgumentParser(
         prog="python -m training.train",
         description="Train a kerasattn model and write a run directory.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        epilog="\n".join(epilog), formatter_class=_HelpFormatter)
     p.add_argument("--model", required=True, choices=models.names(), metavar="NAME",
                    help="model preset: " + ", ".join(models.names()))
     p.add_argument("--dataset", required=True, metavar="NAME",

@@ -262,6 +262,7 @@ def names():
 
 
 def describe():
+    """{name: one-line description} of the built-in datasets."""
     return {n: d for n, (_, d) in sorted(_LOADERS.items())}
 
 
@@ -415,9 +416,8 @@ def load_sst5(data_dir=None, download=True):
 def parse_ptb_tree(line):
     """Parse one SST tree; return [(label, phrase text)] for every node, root first.
 
-    Written here rather than with ``nltk.Tree.fromstring`` because SST leaves
-    may themselves be brackets-free tokens like ``-LRB-`` and we only need the
-    labelled spans: a tiny stack parser is exact and several times faster.
+    A small stack parser rather than ``nltk.Tree.fromstring``: only the
+    labelled spans are needed, and a malformed tree is reported by column.
     """
     stack, out, i, n = [], [], 0, len(line)
     while i < n:

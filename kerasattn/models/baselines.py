@@ -91,5 +91,5 @@ for _cell, _bi, _pool, _drop in (("rnn", False, "last", 0.0), ("lstm", False, "l
         {"cell": _kind, "bidirectional": _bi, "embedding_dim": 100, "units": 128,
          "dropout": _drop, "pooling": _pool},
         description=f"{'bidirectional ' if _bi else ''}{_kind.upper()} with 128 units, "
-                    f"{'max over time of the states' if _pool == 'max' else 'final state'} "
-                    "(seed 004 Table 1)"))
+                    f"{'max over time of the states' if _pool == 'max' else 'final state'}"
+                    f"{f', dropout {_drop}' if _drop else ''} (seed 004 Table 1)"))
