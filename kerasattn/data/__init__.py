@@ -1,0 +1,1 @@
+"""Datasets (datasets.py), text ops (text.py), the preprocessor and tf.data pipelines."""
