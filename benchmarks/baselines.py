@@ -1,6 +1,6 @@
 """Accuracy and time of the foundation baselines on the official test splits.
 
-    python -m benchmarks.baselines [--only lr nb gru bilstm cnn] [--output-dir runs/benchmarks]
+    python -m benchmarks.baselines [--only [lr nb gru bilstm cnn]] [--output-dir runs/benchmarks]
 
 Runs each configuration of the foundation issue's acceptance list through
 ``python -m training.train`` (a fresh process each), then writes the test
@@ -35,14 +35,16 @@ def _row(name, record):
     return (f"| `{' '.join(['python', '-m', 'training.train', *cli])}` | {t['accuracy']:.4f} "
             f"| {threshold:.3f} | {'yes' if t['accuracy'] >= threshold else '**no**'} "
             f"| {t['f1_macro']:.4f} | {t.get('roc_auc', float('nan')):.4f} "
-            f"| {record.get('best_epoch', '-')} | {record['train_seconds']:.0f} "
+            f"| {record.get('best_epoch') or '-'} | {record['train_seconds']:.0f} "
             f"| {record['train_examples_per_second']:.0f} | {record['measured']} |")
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m benchmarks.baselines", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--only", nargs="+", choices=list(RUNS), default=list(RUNS))
+    p.add_argument("--only", nargs="*", choices=list(RUNS), default=list(RUNS),
+                   help="configurations to (re-)measure; with none, rewrite the table "
+                        "from the records")
     p.add_argument("--output-dir", default=os.path.join("runs", "benchmarks"))
     p.add_argument("--results", default=RESULTS)
     args = p.parse_args(argv)
