@@ -84,9 +84,9 @@ def as_probabilities(outputs):
 
 def predict_keras(model, texts, labels, preprocessor, batch_size, verbose=0):
     """Probabilities and labels in dataset order (batches are bucketed by length)."""
-    from kerasattn.data.pipeline import make_dataset
-
     import keras
+
+    from kerasattn.data.pipeline import make_dataset
 
     ds = make_dataset(texts, labels, preprocessor, batch_size=batch_size)
     bar = keras.utils.Progbar(len(texts), unit_name="text") if verbose else None

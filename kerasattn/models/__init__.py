@@ -2,6 +2,6 @@
 
 from kerasattn.models import baselines  # noqa: F401  (registers mlp, cnn, rnn, ...)
 from kerasattn import classical  # noqa: F401  (registers nb, lr)
-from kerasattn.models.registry import Preset, get, get_preset, names, register
+from kerasattn.models.registry import Preset, get, get_preset, names, register, unregister
 
-__all__ = ["Preset", "get", "get_preset", "names", "register"]
+__all__ = ["Preset", "get", "get_preset", "names", "register", "unregister"]

@@ -74,6 +74,11 @@ def register(preset):
     return preset
 
 
+def unregister(name):
+    """Remove a preset (for tests and interactive experiments)."""
+    _PRESETS.pop(name, None)
+
+
 def get_preset(name):
     if name not in _PRESETS:
         raise ValueError(f"unknown model {name!r}; registered: {', '.join(names())}")

@@ -83,3 +83,33 @@ def test_jit_compile_with_bucket_boundaries(tmp_path):
                               "--verbose", "0"])
     assert runs.read_json(os.path.join(run_dir, "config.json"))["jit_compile"] is True
     assert m["test"]["accuracy"] >= 0.9
+
+
+def _sigmoid_model(vocab_size, num_classes, name="sigmoid"):
+    import keras
+
+    from kerasattn.layers import MaskedGlobalAveragePooling1D
+
+    ids = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(vocab_size, 8, mask_zero=True)(ids)
+    x = MaskedGlobalAveragePooling1D()(x)
+    return keras.Model(ids, keras.layers.Dense(1, activation="sigmoid", dtype="float32")(x),
+                       name=name)
+
+
+def test_single_sigmoid_output_trains_with_binary_crossentropy(tmp_path):
+    from kerasattn import models
+
+    models.register(models.Preset("test-sigmoid", _sigmoid_model))
+    try:
+        rows = "".join(f"{'good great' if i % 2 else 'bad awful'} {i},{i % 2}\n"
+                       for i in range(80))
+        path = write(tmp_path / "data.csv", "text,label\n" + rows)
+        run_dir, m = train.train(["--model", "test-sigmoid", "--dataset", f"csv:{path}",
+                                  "--epochs", "3", "--learning-rate", "0.05",
+                                  "--output-dir", str(tmp_path), "--run-name", "sig",
+                                  "--verbose", "0"])
+    finally:
+        models.unregister("test-sigmoid")
+    assert m["test"]["accuracy"] == 1.0 and "roc_auc" in m["test"]
+    assert sum(m["test"]["confusion_matrix"][1]) == 8  # probabilities became [1-p, p]
