@@ -39,6 +39,13 @@ def test_sst_sentence_files(name, sizes, classes):
     assert set(ds.train.labels.tolist()) == set(range(classes))
 
 
+def test_sst_tree_files_have_the_published_counts(shared_data):
+    trees = os.path.join(shared_data, "sst", "trees")
+    counts = {s: len(d._read_trees(os.path.join(trees, f"{s}.txt")))
+              for s in ("train", "dev", "test")}
+    assert counts == {"train": 8544, "dev": 1101, "test": 2210}
+
+
 def test_sst_phrases_train_on_phrases_test_on_sentences():
     fine = d.load("sst5-phrases")
     assert (len(fine.val), len(fine.test)) == (1101, 2210)  # one sentence per tree
