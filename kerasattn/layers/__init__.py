@@ -2,5 +2,7 @@
 
 from kerasattn.layers.kim_conv import KimConvPool
 from kerasattn.layers.pooling import MaskedGlobalAveragePooling1D, MaskedGlobalMaxPooling1D
+from kerasattn.layers.self_attention_block import SelfAttentionBlock
 
-__all__ = ["KimConvPool", "MaskedGlobalAveragePooling1D", "MaskedGlobalMaxPooling1D"]
+__all__ = ["KimConvPool", "MaskedGlobalAveragePooling1D", "MaskedGlobalMaxPooling1D",
+           "SelfAttentionBlock"]

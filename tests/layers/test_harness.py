@@ -9,6 +9,11 @@ LAYERS = {
     "MaskedGlobalMaxPooling1D": lambda: L.MaskedGlobalMaxPooling1D(),
     "MaskedGlobalAveragePooling1D": lambda: L.MaskedGlobalAveragePooling1D(),
     "KimConvPool": lambda: L.KimConvPool(filters=4, window=3),
+    "SelfAttentionBlock": lambda: L.SelfAttentionBlock(dropout=0.0),
+}
+VARIANTS = {
+    "SelfAttentionBlock-2heads-scaled": lambda: L.SelfAttentionBlock(num_heads=2, scaled=True,
+                                                                     dropout=0.0),
 }
 
 
@@ -16,6 +21,6 @@ def test_every_public_layer_is_covered():
     assert set(LAYERS) == set(L.__all__)
 
 
-@pytest.mark.parametrize("name", sorted(LAYERS))
+@pytest.mark.parametrize("name", sorted(LAYERS) + sorted(VARIANTS))
 def test_layer(name, tmp_path):
-    check_layer(LAYERS[name], tmp_path)
+    check_layer({**LAYERS, **VARIANTS}[name], tmp_path)

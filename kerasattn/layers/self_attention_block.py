@@ -1,0 +1,151 @@
+"""The self-attention block of SANet (Letarte et al. 2018, §3, Figure 1)."""
+
+import math
+
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="kerasattn")
+class SelfAttentionBlock(keras.layers.Layer):
+    """SANet's self-attention block: bilinear self-attention, then a feed-forward net.
+
+    Implements §3 of Letarte et al. (2018), "Importance of Self-Attention for
+    Sentiment Analysis"::
+
+        Att(X) = softmax(X W_QK Xᵀ) X W_V                       (§3, the SANet equation)
+        FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, W_1, W_2 ∈ R^{d×d}
+        y = LayerNorm(x + Dropout(Att(x)));  out = LayerNorm(y + Dropout(FFN(y)))
+
+    ``W_QK`` is learned directly as a d×d matrix (not factored into query and
+    key projections) and there is no output projection, as in the paper. The
+    paper's product has **no 1/√d scaling**; ``scaled=False`` (the default)
+    keeps it that way, ``scaled=True`` divides the scores by √(d / num_heads)
+    as in Vaswani et al. (2017). Dropout (0.1 in the paper) is applied to each
+    sub-layer's output.
+
+    ``num_heads`` > 1 is a natural extension (the paper uses one head): each
+    head has its own d×d bilinear form ``W_QK`` and reads its own d/h slice of
+    ``X W_V``; the heads are concatenated back to d.
+
+    Masks: padded keys get zero weight, padded queries get an all-zero row of
+    weights, and a row whose keys are all padding gives zeros (never NaN). The
+    softmax runs in float32 (``keras.layers.Softmax(dtype="float32")`` with a
+    boolean mask); under ``mixed_float16`` the unscaled scores are also
+    computed in float32, as X W_QK Xᵀ can exceed float16's range.
+
+    Args:
+        num_heads: attention heads (1 in the paper); must divide the input size d.
+        dropout: dropout on each sub-layer's output (0.1 in the paper).
+        scaled: divide the scores by √(d / num_heads) (False in the paper).
+        layer_norm_epsilon: epsilon of both layer normalisations.
+        kernel_initializer: initializer of W_QK, W_V and the feed-forward kernels.
+
+    Call arguments:
+        inputs: (batch, n, d) vectors.
+        mask: optional boolean (batch, n), True for real positions.
+        training: whether dropout is active.
+        return_attention_scores: also return the attention weights, shaped
+            (batch, n, n) for one head and (batch, heads, n, n) otherwise;
+            row i holds the weights query i puts on each key.
+
+    Example:
+    >>> x = np.random.normal(size=(2, 7, 128)).astype("float32")
+    >>> block = SelfAttentionBlock()
+    >>> y, a = block(x, mask=np.arange(7)[None] < np.array([[7], [4]]),
+    ...              return_attention_scores=True)
+    >>> y.shape, a.shape
+    ((2, 7, 128), (2, 7, 7))
+    """
+
+    def __init__(self, num_heads=1, dropout=0.1, scaled=False, layer_norm_epsilon=1e-5,
+                 kernel_initializer="glorot_uniform", **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(num_heads, int) or num_heads < 1:
+            raise ValueError(f"num_heads must be a positive integer, got {num_heads!r}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
+        self.num_heads = num_heads
+        self.dropout = float(dropout)
+        self.scaled = bool(scaled)
+        self.layer_norm_epsilon = float(layer_norm_epsilon)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.supports_masking = True
+        self._softmax = keras.layers.Softmax(axis=-1, dtype="float32", name="softmax")
+        self._attention_dropout = keras.layers.Dropout(self.dropout, name="attention_dropout")
+        self._ffn_dropout = keras.layers.Dropout(self.dropout, name="ffn_dropout")
+
+    def build(self, input_shape):
+        d = input_shape[-1]
+        if d is None:
+            raise ValueError("SelfAttentionBlock needs a known last dimension d")
+        if d % self.num_heads:
+            raise ValueError(f"num_heads ({self.num_heads}) must divide the input size d ({d})")
+        self.d = d
+        self.w_qk = self.add_weight(name="w_qk", shape=(self.num_heads, d, d),
+                                    initializer=self.kernel_initializer)
+        self.w_v = self.add_weight(name="w_v", shape=(d, d), initializer=self.kernel_initializer)
+        policy = self.dtype_policy
+        self._ffn_hidden = keras.layers.Dense(d, activation="relu", name="ffn_hidden",
+                                              kernel_initializer=self.kernel_initializer,
+                                              dtype=policy)
+        self._ffn_output = keras.layers.Dense(d, name="ffn_output",
+                                              kernel_initializer=self.kernel_initializer,
+                                              dtype=policy)
+        self._attention_norm = keras.layers.LayerNormalization(
+            epsilon=self.layer_norm_epsilon, name="attention_norm", dtype=policy)
+        self._ffn_norm = keras.layers.LayerNormalization(
+            epsilon=self.layer_norm_epsilon, name="ffn_norm", dtype=policy)
+        self._ffn_hidden.build(input_shape)
+        self._ffn_output.build(input_shape)
+        self._attention_norm.build(input_shape)
+        self._ffn_norm.build(input_shape)
+
+    def _attention(self, x, mask):
+        batch, n = ops.shape(x)[0], ops.shape(x)[1]
+        h, dh = self.num_heads, self.d // self.num_heads
+        # scores: X W_QK Xᵀ per head -> (batch, heads, n, n); float32 under float16
+        score_dtype = "float32" if self.compute_dtype == "float16" else self.compute_dtype
+        xs = ops.cast(x, score_dtype)
+        xw = ops.einsum("bnd,hde->bhne", xs, ops.cast(self.w_qk, score_dtype))
+        scores = ops.einsum("bhne,bme->bhnm", xw, xs)
+        if self.scaled:
+            scores = scores / ops.cast(math.sqrt(dh), score_dtype)
+        if mask is None:
+            weights = self._softmax(scores)
+        else:
+            keys = ops.cast(mask, "bool")[:, None, None, :]
+            queries = ops.cast(mask, "bool")[:, None, :, None]
+            weights = self._softmax(scores, mask=ops.broadcast_to(keys, ops.shape(scores)))
+            # all-padding key rows and padded queries: exactly zero weight
+            weights = ops.where(ops.logical_and(keys, queries), weights, 0.0)
+        weights = ops.cast(weights, self.compute_dtype)
+        values = ops.reshape(ops.matmul(x, self.w_v), (batch, n, h, dh))
+        values = ops.transpose(values, (0, 2, 1, 3))  # (batch, heads, n, dh)
+        out = ops.matmul(weights, values)  # (batch, heads, n, dh)
+        out = ops.reshape(ops.transpose(out, (0, 2, 1, 3)), (batch, n, self.d))
+        return out, weights
+
+    def call(self, inputs, mask=None, training=None, return_attention_scores=False):
+        attended, weights = self._attention(inputs, mask)
+        x = self._attention_norm(inputs + self._attention_dropout(attended, training=training))
+        ffn = self._ffn_output(self._ffn_hidden(x))
+        out = self._ffn_norm(x + self._ffn_dropout(ffn, training=training))
+        if return_attention_scores:
+            if self.num_heads == 1:
+                weights = weights[:, 0]
+            return out, weights
+        return out
+
+    def compute_mask(self, inputs, mask=None):
+        return mask
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(num_heads=self.num_heads, dropout=self.dropout, scaled=self.scaled,
+                      layer_norm_epsilon=self.layer_norm_epsilon,
+                      kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
+        return config
