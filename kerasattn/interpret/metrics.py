@@ -1,0 +1,73 @@
+"""The attention metrics of SANet §5.3 (Letarte et al. 2018, Table 2).
+
+- **Gini coefficient**: the inequality of the attention weights; 0 when every
+  weight is equal, approaching 1 when a few weights hold all the mass.
+- **Band diagonality** of bandwidth b: the share of the attention weight that
+  lies inside the band |i − j| ≤ b ("the interactions of every element with
+  itself, and the b elements before and after in the sequence").
+
+The paper does not say whether the Gini coefficient is taken per row or per
+matrix, nor how values are averaged over a dataset. Here both metrics are
+computed on each document's whole n×n matrix (padding removed) and averaged
+over documents; Table 2 reports them in percent, these functions in [0, 1].
+"""
+
+import numpy as np
+
+
+def _matrix(a):
+    a = np.asarray(a, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"expected a square attention matrix, got shape {a.shape}")
+    if np.any(a < 0) or not np.all(np.isfinite(a)):
+        raise ValueError("attention weights must be finite and non-negative")
+    return a
+
+
+def gini(weights):
+    """Gini coefficient of all the weights of one attention matrix, in [0, 1).
+
+    With the weights sorted increasingly, x_(1) <= ... <= x_(N):
+    G = 2 Σ_k k x_(k) / (N Σ_k x_k) − (N + 1) / N, i.e. the mean absolute
+    difference of all pairs divided by twice the mean. An all-zero matrix gives 0.
+    """
+    x = np.sort(_matrix(weights).ravel())
+    n, total = x.size, x.sum()
+    if n == 0 or total == 0:
+        return 0.0
+    k = np.arange(1, n + 1)
+    return float(2.0 * np.sum(k * x) / (n * total) - (n + 1.0) / n)
+
+
+def diagonality(weights, bandwidth):
+    """Share of one matrix's attention weight inside the band |i − j| <= bandwidth."""
+    a = _matrix(weights)
+    if bandwidth < 0:
+        raise ValueError(f"bandwidth must be >= 0, got {bandwidth}")
+    total = a.sum()
+    if total == 0:
+        return 0.0
+    i, j = np.indices(a.shape)
+    return float(a[np.abs(i - j) <= bandwidth].sum() / total)
+
+
+def attention_statistics(matrices, bandwidths=(1, 2, 3, 4, 5)):
+    """Table 2 of SANet over a dataset: mean Gini and mean diagonality per bandwidth.
+
+    Args:
+        matrices: an iterable of square attention matrices, one per document,
+            padding removed (as ``extract_attention`` returns them).
+        bandwidths: the bandwidths b of the diagonality rows.
+
+    Returns:
+        ``{"documents": n, "gini": ..., "diagonality": {b: ...}}``.
+    """
+    ginis, diags = [], {b: [] for b in bandwidths}
+    for a in matrices:
+        ginis.append(gini(a))
+        for b in bandwidths:
+            diags[b].append(diagonality(a, b))
+    if not ginis:
+        raise ValueError("no attention matrices given")
+    return {"documents": len(ginis), "gini": float(np.mean(ginis)),
+            "diagonality": {b: float(np.mean(v)) for b, v in diags.items()}}
