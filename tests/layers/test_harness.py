@@ -10,6 +10,8 @@ LAYERS = {
     "MaskedGlobalAveragePooling1D": lambda: L.MaskedGlobalAveragePooling1D(),
     "KimConvPool": lambda: L.KimConvPool(filters=4, window=3),
     "SelfAttentionBlock": lambda: L.SelfAttentionBlock(dropout=0.0),
+    "FeedForwardBlock": lambda: L.FeedForwardBlock(dropout=0.0),
+    "SinusoidalPositionalEncoding": lambda: L.SinusoidalPositionalEncoding(),
 }
 VARIANTS = {
     "SelfAttentionBlock-2heads-scaled": lambda: L.SelfAttentionBlock(num_heads=2, scaled=True,
