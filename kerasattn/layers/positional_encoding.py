@@ -14,6 +14,9 @@ class SinusoidalPositionalEncoding(keras.layers.Layer):
 
     Args:
         max_wavelength: the 10000 of the formula.
+        input_scale: multiply the inputs by this before adding (1.0 = the
+            plain sum of SANet §3; Vaswani et al. §3.4 scale embeddings by
+            √d_model so that the ±1 encodings do not swamp small embeddings).
 
     Call arguments:
         inputs: (batch, n, d) embeddings.
@@ -23,11 +26,14 @@ class SinusoidalPositionalEncoding(keras.layers.Layer):
     >>> SinusoidalPositionalEncoding()(x)[0, 1]  # position 1: sin(1), cos(1), sin(.01), cos(.01)
     """
 
-    def __init__(self, max_wavelength=10000.0, **kwargs):
+    def __init__(self, max_wavelength=10000.0, input_scale=1.0, **kwargs):
         super().__init__(**kwargs)
         if max_wavelength <= 1:
             raise ValueError(f"max_wavelength must be > 1, got {max_wavelength}")
+        if not input_scale > 0:
+            raise ValueError(f"input_scale must be > 0, got {input_scale}")
         self.max_wavelength = float(max_wavelength)
+        self.input_scale = float(input_scale)
         self.supports_masking = True
 
     def call(self, inputs, mask=None):
@@ -37,6 +43,8 @@ class SinusoidalPositionalEncoding(keras.layers.Layer):
         angle = position / ops.power(self.max_wavelength, i / float(d))
         even = ops.cast(ops.arange(d) % 2 == 0, "float32")[None, :]
         pe = even * ops.sin(angle) + (1.0 - even) * ops.cos(angle)
+        if self.input_scale != 1.0:
+            inputs = inputs * ops.cast(self.input_scale, inputs.dtype)
         return inputs + ops.cast(pe, inputs.dtype)[None]
 
     def compute_mask(self, inputs, mask=None):
@@ -47,5 +55,5 @@ class SinusoidalPositionalEncoding(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(max_wavelength=self.max_wavelength)
+        config.update(max_wavelength=self.max_wavelength, input_scale=self.input_scale)
         return config

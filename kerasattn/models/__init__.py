@@ -1,6 +1,7 @@
 """Model builders and the registry (importing this registers every preset)."""
 
 from kerasattn.models import baselines  # noqa: F401  (registers mlp, cnn, rnn, ...)
+from kerasattn.models import sanet  # noqa: F401  (registers sanet-*)
 from kerasattn import classical  # noqa: F401  (registers nb, lr)
 from kerasattn.models.registry import Preset, get, get_preset, names, register, unregister
 

@@ -1,0 +1,67 @@
+"""SANet: the Self-Attention Network of Letarte et al. (2018), and its no-attention baseline.
+
+Embedding → sinusoidal positional encoding (§3) → linear layer to d → N blocks
+(``SelfAttentionBlock``, or ``FeedForwardBlock`` for the baseline of §4) →
+masked global max pooling over time (padding never wins the max) → softmax.
+
+The presets carry the training recipe of §4: ``GroupedSGD`` (momentum 0.9 and
+rate 0.01 for the weights, 0.001 without momentum for the embeddings, all
+halved for the big model), batch 128, 40 epochs with the best epoch chosen on
+validation accuracy, 20 % of the training texts for validation, texts
+truncated at 1,000 tokens, a vocabulary of every training word (the paper
+also adds the validation words; ours is built on the training split only).
+``--learning-rate`` sets the weights' rate; the embeddings keep a tenth of it.
+"""
+
+import keras
+
+from kerasattn.layers import (FeedForwardBlock, MaskedGlobalMaxPooling1D, SelfAttentionBlock,
+                              SinusoidalPositionalEncoding)
+from kerasattn.models.registry import Preset, register
+from kerasattn.optimizers import GroupedSGD
+
+
+def build_sanet(vocab_size, num_classes, embedding_dim=100, d=128, num_blocks=1, num_heads=1,
+                dropout=0.1, scaled=False, attention=True, embeddings_initializer="uniform",
+                embedding_scale=1.0, positional_encoding=True, name="sanet"):
+    """Build SANet (``attention=True``) or its no-attention baseline."""
+    if num_blocks < 1:
+        raise ValueError(f"num_blocks must be >= 1, got {num_blocks}")
+    ids = keras.Input((None,), dtype="int32", name="token_ids")
+    x = keras.layers.Embedding(vocab_size, embedding_dim, mask_zero=True, name="embedding",
+                               embeddings_initializer=embeddings_initializer)(ids)
+    if positional_encoding:
+        x = SinusoidalPositionalEncoding(input_scale=embedding_scale, name="positional_encoding")(x)
+    x = keras.layers.Dense(d, name="projection")(x)
+    for i in range(1, num_blocks + 1):
+        if attention:
+            x = SelfAttentionBlock(num_heads=num_heads, dropout=dropout, scaled=scaled,
+                                   name=f"self_attention_block_{i}")(x)
+        else:
+            x = FeedForwardBlock(dropout=dropout, name=f"feed_forward_block_{i}")(x)
+    x = MaskedGlobalMaxPooling1D(name="max_over_time")(x)
+    out = keras.layers.Dense(num_classes, activation="softmax", dtype="float32",
+                             name="probabilities")(x)
+    return keras.Model(ids, out, name=name)
+
+
+def _recipe(learning_rate):
+    """§4: the embeddings train at a tenth of the weights' rate, without momentum."""
+    return GroupedSGD(learning_rate, momentum=0.9, embedding_learning_rate=learning_rate / 10,
+                      embedding_momentum=0.0)
+
+
+_TRAIN = {"optimizer": "grouped_sgd", "batch_size": 128, "epochs": 40, "val_fraction": 0.2,
+          "max_length": 1000, "min_freq": 1, "vocab_size": None}
+for _size, _emb, _d, _n, _lr in (("base", 100, 128, 1, 0.01), ("big", 200, 256, 2, 0.005)):
+    for _attention in (True, False):
+        _name = f"sanet-{_size}" if _attention else f"sanet-baseline-{_size}"
+        register(Preset(
+            _name, build_sanet,
+            {"embedding_dim": _emb, "d": _d, "num_blocks": _n, "num_heads": 1, "dropout": 0.1,
+             "scaled": False, "attention": _attention, "embeddings_initializer": "uniform",
+             "embedding_scale": 1.0, "positional_encoding": True},
+            train_config={**_TRAIN, "learning_rate": _lr}, make_optimizer=_recipe,
+            description=(f"SANet {_size}: N={_n}, embedding {_emb}, d={_d}"
+                         + ("" if _attention else ", self-attention replaced by a feed-forward "
+                            "layer (§4 baseline)"))))
