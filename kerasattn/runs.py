@@ -101,6 +101,22 @@ def predict_keras(model, texts, labels, preprocessor, batch_size, verbose=0):
     return as_probabilities(np.concatenate(probs)), np.concatenate(ys).astype(np.int64)
 
 
+def load_keras_run(run_dir):
+    """(config, model, preprocessor) of a Keras run directory."""
+    import keras
+
+    import kerasattn.layers  # noqa: F401  (registers the custom layers)
+    import kerasattn.models  # noqa: F401
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    config = read_json(os.path.join(run_dir, CONFIG))
+    if config["kind"] == "classical":
+        raise ValueError(f"{run_dir} holds a {config['model']!r} run: a scikit-learn model "
+                         f"with no Keras model or attention")
+    model = keras.saving.load_model(os.path.join(run_dir, KERAS_MODEL))
+    return config, model, TextPreprocessor.load(run_dir)
+
+
 def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0):
     """Recompute a run's metrics from its directory: {split: metrics}."""
     from kerasattn.metrics import classification_metrics
@@ -117,14 +133,7 @@ def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0):
             out[s] = classification_metrics(part.labels, model.predict_proba(part.texts),
                                             ds.class_names)
         return out
-    import keras
-
-    import kerasattn.layers  # noqa: F401  (registers the custom layers)
-    import kerasattn.models  # noqa: F401
-    from kerasattn.data.preprocessing import TextPreprocessor
-
-    model = keras.saving.load_model(os.path.join(run_dir, KERAS_MODEL))
-    preprocessor = TextPreprocessor.load(run_dir)
+    _, model, preprocessor = load_keras_run(run_dir)
     for s in splits:
         part = ds.split(s)
         probs, y = predict_keras(model, part.texts, part.labels, preprocessor,

@@ -5,6 +5,8 @@ import math
 import keras
 from keras import ops
 
+from kerasattn.interpret.attention import register_attention
+
 
 @keras.saving.register_keras_serializable(package="kerasattn")
 class SelfAttentionBlock(keras.layers.Layer):
@@ -140,8 +142,20 @@ class SelfAttentionBlock(keras.layers.Layer):
     def compute_mask(self, inputs, mask=None):
         return mask
 
-    def compute_output_shape(self, input_shape):
-        return tuple(input_shape)
+    def compute_output_shape(self, input_shape, return_attention_scores=False):
+        if not return_attention_scores:
+            return tuple(input_shape)
+        batch, n = input_shape[0], input_shape[1]
+        weights = (batch, n, n) if self.num_heads == 1 else (batch, self.num_heads, n, n)
+        return tuple(input_shape), weights
+
+    def compute_output_spec(self, inputs, mask=None, training=None,
+                            return_attention_scores=False):
+        out = keras.KerasTensor(tuple(inputs.shape), dtype=self.compute_dtype)
+        if not return_attention_scores:
+            return out
+        _, weights = self.compute_output_shape(inputs.shape, True)
+        return out, keras.KerasTensor(weights, dtype="float32")
 
     def get_config(self):
         config = super().get_config()
@@ -149,3 +163,8 @@ class SelfAttentionBlock(keras.layers.Layer):
                       layer_norm_epsilon=self.layer_norm_epsilon,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config
+
+
+register_attention(SelfAttentionBlock,
+                   lambda layer: ("query", "key") if layer.num_heads == 1
+                   else ("head", "query", "key"))

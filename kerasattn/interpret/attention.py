@@ -1,0 +1,218 @@
+"""Extract the attention weights of any zoo model, without retraining.
+
+Attention layers register themselves with :func:`register_attention`, naming
+the axes of the weights they return with ``return_attention_scores=True``.
+:func:`attention_model` replays a trained functional model's graph with every
+registered layer asked for its weights, which gives a second Keras model that
+shares all the weights and outputs ``{"probabilities", <layer name>: weights,
+...}``; :func:`extract_attention` runs it on texts or ids and cuts the padding
+away, so each document gets exactly one weight per real token on each token
+axis.
+
+Axis names: ``"query"``, ``"key"`` and ``"token"`` run over the text's tokens
+(trimmed to its length); any other name (``"head"``, ``"step"``) is kept whole.
+"""
+
+import dataclasses
+
+import numpy as np
+
+TOKEN_AXES = ("query", "key", "token")
+
+_REGISTRY = {}
+
+
+def register_attention(layer_class, axes):
+    """Declare that ``layer_class(..., return_attention_scores=True)`` returns
+    ``(outputs, weights)``, with ``weights`` shaped ``(batch, *axes)``.
+
+    Args:
+        layer_class: a Keras layer class.
+        axes: a tuple of axis names, or a function ``layer -> tuple`` when the
+            layout depends on the layer's config (e.g. its number of heads).
+    """
+    _REGISTRY[layer_class] = axes
+    return layer_class
+
+
+def attention_axes(layer):
+    """The registered axis names of ``layer``'s weights, or None if it has no attention."""
+    for cls in type(layer).__mro__:
+        if cls in _REGISTRY:
+            axes = _REGISTRY[cls]
+            return tuple(axes(layer) if callable(axes) else axes)
+    return None
+
+
+def attention_layers(model):
+    """The model's attention layers, in graph order."""
+    return [l for l in model._flatten_layers(include_self=False, recursive=True)
+            if attention_axes(l) is not None]
+
+
+def attention_model(model):
+    """A model sharing ``model``'s weights whose outputs are a dict
+    ``{"probabilities": ..., <attention layer name>: weights, ...}``.
+
+    Raises:
+        ValueError: ``model`` is not a functional model or has no registered
+            attention layer.
+    """
+    import keras
+
+    if not attention_layers(model):
+        raise ValueError(
+            f"model {model.name!r} has no attention layer (registered attention layers: "
+            f"{', '.join(sorted(c.__name__ for c in _REGISTRY)) or 'none'})")
+    if not hasattr(model, "_run_through_graph") or not getattr(model, "_nodes_by_depth", None):
+        raise ValueError(f"model {model.name!r} is not a functional Keras model; "
+                         f"attention extraction replays a functional graph")
+    found = {}
+
+    def call(layer, *args, **kwargs):
+        if attention_axes(layer) is None:
+            return layer(*args, **kwargs)
+        outputs, weights = _AttentionTap(layer)(*args, **kwargs)
+        found[layer.name] = weights
+        return outputs
+
+    # Keras's own graph executor (what Functional.call uses), fed symbolic
+    # inputs: every layer is called again on new symbolic tensors with the
+    # same arguments (masks included), so all weights are shared.
+    outputs = model._run_through_graph(model.inputs, call_fn=call)
+    outputs = outputs[0] if isinstance(outputs, (list, tuple)) else outputs
+    inputs = model.inputs[0] if len(model.inputs) == 1 else model.inputs
+    return keras.Model(inputs, {"probabilities": outputs, **found},
+                       name=f"{model.name}_attention")
+
+
+class _AttentionTap:
+    """Calls an attention layer with ``return_attention_scores=True`` as a layer of its own.
+
+    Keras checks a functional graph with each layer's *first* call's output
+    structure, so the model's layer itself cannot be called again for two
+    outputs; this wrapper (made a Keras layer lazily, below) owns no weights
+    of its own and shares the wrapped layer's.
+    """
+
+    def __new__(cls, layer):
+        return _tap_class()(layer)
+
+
+_TAP = None
+
+
+def _tap_class():
+    global _TAP
+    if _TAP is None:
+        import keras
+
+        class AttentionTap(keras.layers.Layer):
+            def __init__(self, layer):
+                super().__init__(name=f"{layer.name}_tap", dtype=layer.dtype_policy)
+                self.layer = layer
+                self.supports_masking = True
+
+            def compute_mask(self, inputs, mask=None):
+                return [mask, None]
+
+            def call(self, *args, **kwargs):
+                return self.layer(*args, return_attention_scores=True, **kwargs)
+
+            def compute_output_spec(self, *args, **kwargs):
+                return self.layer.compute_output_spec(*args, return_attention_scores=True,
+                                                      **kwargs)
+
+        _TAP = AttentionTap
+    return _TAP
+
+
+@dataclasses.dataclass
+class Explanation:
+    """One document: its tokens, the class probabilities and every attention tensor.
+
+    Attributes:
+        tokens: the words the model saw (after preprocessing and truncation).
+        probabilities: (classes,) float array.
+        attention: layer name -> weights with padding cut away, e.g. SANet's
+            (n, n) matrix, row i = the weights word i puts on every word.
+        axes: layer name -> the axis names of its weights.
+    """
+
+    tokens: list
+    probabilities: np.ndarray
+    attention: dict
+    axes: dict
+
+    @property
+    def label(self):
+        return int(np.argmax(self.probabilities))
+
+
+def _trim(weights, axes, n):
+    index = tuple(slice(0, n) if a in TOKEN_AXES else slice(None) for a in axes)
+    return np.asarray(weights[index], dtype=np.float32)
+
+
+def extract_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
+    """Tokens, probabilities and attention weights of ``model`` for each document.
+
+    A list; :func:`iter_attention` yields the same one document at a time
+    (for a whole test set, whose matrices would not fit in memory together).
+
+    Args:
+        model: a trained zoo model (functional, with registered attention
+            layers), or an :func:`attention_model` built from one.
+        texts_or_ids: a list of strings (needs ``preprocessor``), or token ids:
+            a list of int lists or a (batch, n) int array padded with 0.
+        preprocessor: the run's :class:`~kerasattn.data.preprocessing.TextPreprocessor`;
+            needed for texts, and used to name the tokens of ids.
+        batch_size: documents per forward pass (each batch is padded to its longest).
+
+    Returns:
+        A list of :class:`Explanation`, one per document, in order.
+    """
+    return list(iter_attention(model, texts_or_ids, preprocessor, batch_size))
+
+
+def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
+    """Like :func:`extract_attention`, as a generator."""
+    import tensorflow as tf
+
+    from kerasattn.runs import as_probabilities
+
+    probe = model if model.name.endswith("_attention") else attention_model(model)
+    axes = {l.name: attention_axes(l) for l in attention_layers(model)}
+    items = list(texts_or_ids) if not isinstance(texts_or_ids, np.ndarray) else texts_or_ids
+    if len(items) == 0:
+        return
+    is_text = isinstance(items[0], (str, bytes))
+    if is_text and preprocessor is None:
+        raise ValueError("texts need the run's preprocessor (preprocessor=...); "
+                         "or pass token ids")
+    if preprocessor is not None and preprocessor.hierarchical:
+        raise NotImplementedError("hierarchical models register their own extraction")
+    for start in range(0, len(items), batch_size):
+        chunk = items[start:start + batch_size]
+        if is_text:
+            tokens = preprocessor.tokenize(tf.constant([str(t) for t in chunk]))
+            ids = preprocessor.lookup(tokens).to_list()
+            words = [[w.decode("utf-8") for w in row] for row in tokens.to_list()]
+        else:
+            ids = [[int(i) for i in row if int(i) != 0] for row in chunk]
+            vocab = preprocessor.vocabulary if preprocessor is not None else None
+            words = [[vocab[i] if vocab and i < len(vocab) else str(i) for i in row]
+                     for row in ids]
+        n_max = max(1, max(len(r) for r in ids))
+        batch = np.zeros((len(ids), n_max), np.int32)
+        for i, row in enumerate(ids):
+            batch[i, :len(row)] = row
+        out = probe(batch, training=False)
+        out = {k: np.asarray(v) for k, v in out.items()}
+        out["probabilities"] = as_probabilities(out["probabilities"])
+        for i, row in enumerate(ids):
+            yield Explanation(
+                tokens=words[i],
+                probabilities=out["probabilities"][i].astype(np.float32),
+                attention={name: _trim(out[name][i], axes[name], len(row)) for name in axes},
+                axes=dict(axes))

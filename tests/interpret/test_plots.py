@@ -1,0 +1,51 @@
+"""Heatmaps and the colour-map page."""
+
+import re
+
+import numpy as np
+import pytest
+
+from kerasattn.interpret import Explanation
+from kerasattn.interpret.plots import attention_heatmap, attention_html, received_attention
+
+
+def test_received_attention_is_the_mean_over_attending_words():
+    a = np.array([[0.5, 0.5, 0.0], [0.0, 1.0, 0.0], [0.2, 0.2, 0.6]])
+    np.testing.assert_allclose(received_attention(a, ("query", "key")), [0.7 / 3, 1.7 / 3, 0.2])
+    heads = np.stack([a, np.eye(3)])
+    np.testing.assert_allclose(received_attention(heads, ("head", "query", "key")),
+                               (a.mean(0) + np.eye(3).mean(0)) / 2)
+    np.testing.assert_allclose(received_attention([0.1, 0.9], ("token",)), [0.1, 0.9])
+    with pytest.raises(ValueError, match="no token axis"):
+        received_attention(np.ones(3), ("step",))
+
+
+def test_heatmap_png(tmp_path):
+    path = attention_heatmap(np.eye(3), ["a", "b", "c"], str(tmp_path / "h.png"), title="t")
+    with open(path, "rb") as fh:
+        assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+    attention_heatmap(np.full((100, 100), 0.01), [str(i) for i in range(100)],
+                      str(tmp_path / "long.png"), max_tokens=20)
+    with pytest.raises(ValueError, match="tokens"):
+        attention_heatmap(np.eye(3), ["a", "b"], str(tmp_path / "bad.png"))
+    with pytest.raises(ValueError, match="square"):
+        attention_heatmap(np.ones((2, 3)), ["a", "b"], str(tmp_path / "bad.png"))
+
+
+def test_html_colours_words_by_received_attention_and_escapes_them(tmp_path):
+    a = np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0]])
+    ex = Explanation(tokens=["<b>", "great", "&"], probabilities=np.array([0.2, 0.8]),
+                     attention={"block": a}, axes={"block": ("query", "key")})
+    empty = Explanation(tokens=[], probabilities=np.array([0.5, 0.5]),
+                        attention={"block": np.zeros((0, 0))}, axes={"block": ("query", "key")})
+    path = attention_html([ex, empty], str(tmp_path / "p.html"), ["neg", "pos"],
+                          images=[["x.png"], []])
+    page = open(path, encoding="utf-8").read()
+    assert "prediction: pos (80.0%)" in page and "&lt;b&gt;" in page and "<b>" not in page
+    spans = re.findall(r"background:([^']+)' title='([0-9.]+)'>([^<]+)</span>", page)
+    assert [w for _, _, w in spans] == ["&lt;b&gt;", "great", "&amp;"]
+    np.testing.assert_allclose([float(v) for _, v, _ in spans], [0.5 / 3, 2.5 / 3, 0.0],
+                               atol=1e-4)
+    assert spans[1][0] == "rgba(220, 38, 38, 0.900)"  # the most attended word: full colour
+    assert spans[2][0] == "transparent"
+    assert "empty text" in page and "<img src='x.png'" in page
