@@ -58,6 +58,9 @@ def build_parser():
                         "validation split (stratified, seeded by --seed)")
     p.add_argument("--vocab-size", type=int, help="maximum vocabulary size (incl. pad, OOV)")
     p.add_argument("--min-freq", type=int, help="minimum training frequency of a word")
+    p.add_argument("--embeddings", metavar="FILE",
+                   help="initialise the word embeddings from a GloVe text file (fine-tuned; "
+                        "words it lacks get random vectors of the same scale)")
     p.add_argument("--text-mode", choices=["default", "hcan"])
     p.add_argument("--remove-punctuation", action="store_true", default=None)
     p.add_argument("--remove-stopwords", action="store_true", default=None)
@@ -116,6 +119,7 @@ def resolve_config(args, argv):
         "jit_compile": bool(args.jit_compile),
         "distribution": args.distribution,
         "early_stopping": args.early_stopping,
+        "embeddings": args.embeddings,
         "command": "python -m training.train " + " ".join(
             shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
     }
@@ -149,7 +153,9 @@ def set_precision(mode):
 def make_optimizer(preset, train):
     import keras
 
-    if preset.make_optimizer is not None:
+    if preset.make_optimizer is not None and \
+            train["optimizer"] == preset.training_defaults()["optimizer"]:
+        # the preset's own recipe, unless --optimizer asked for another
         return preset.make_optimizer(train["learning_rate"])
     return keras.optimizers.get({"class_name": train["optimizer"],
                                  "config": {"learning_rate": train["learning_rate"]}})
@@ -204,6 +210,13 @@ def _train_keras(config, ds, run_dir, log, verbose):
     with strategy.scope():
         model = models.get(config["model"], vocab_size=pre.vocabulary_size,
                            num_classes=ds.num_classes, **config["model_overrides"])
+        if config.get("embeddings"):
+            from kerasattn import embeddings
+
+            found = embeddings.load_into(model, config["embeddings"], pre.vocabulary,
+                                         seed=config["seed"])
+            log(f"embeddings from {config['embeddings']}: {found:,} of "
+                f"{pre.vocabulary_size - 2:,} words found, the rest random")
         binary_output = model.output_shape[-1] == 1
         model.compile(
             optimizer=make_optimizer(preset, train),
@@ -258,6 +271,8 @@ def train(argv=None):
             ("csv:", "jsonl:", "tsv:")):
         parser.error(f"unknown dataset {args.dataset!r}; choose one of "
                      f"{', '.join(dataset_names())}, or csv:PATH / jsonl:PATH")
+    if args.embeddings and not os.path.isfile(args.embeddings):
+        parser.error(f"--embeddings: no such file {args.embeddings!r}")
     import keras
 
     from kerasattn import runs
@@ -270,6 +285,8 @@ def train(argv=None):
     if args.verbose not in ("auto", "0", "1", "2"):
         parser.error("--verbose must be auto, 0, 1 or 2")
     config = resolve_config(args, argv)
+    if args.embeddings and config["kind"] == "classical":
+        parser.error(f"--embeddings: {args.model!r} is a scikit-learn model with no embeddings")
     verbose = args.verbose if args.verbose == "auto" else int(args.verbose)
     keras.utils.set_random_seed(args.seed)
     config["dtype_policy"] = set_precision(args.mixed_precision)
