@@ -42,7 +42,8 @@ TASKS = {"imdb": "sentiment", "sst5": "sentiment", "sst2": "sentiment",
 SANET_COMMON = ["--model", "sanet-base", "--optimizer", "adam", "--learning-rate", "0.001",
                 "--model-option", "scaled=true", "--model-option", "embedding_scale=10"]
 SANET_TABLE2_TRAINING = {
-    "imdb": SANET_COMMON + ["--dataset", "imdb", "--epochs", "4"],
+    "imdb": SANET_COMMON + ["--dataset", "imdb", "--max-length", "400", "--epochs", "3",
+                            "--min-freq", "5"],
     "sst5": SANET_COMMON + ["--dataset", "sst5", "--epochs", "5"],
     "ag_news-test-split": SANET_COMMON + ["--dataset", "ag_news-test-split", "--epochs", "8"],
     "bbc": SANET_COMMON + ["--dataset", "bbc", "--epochs", "10"],

@@ -23,7 +23,8 @@ from kerasattn.optimizers import GroupedSGD
 
 def build_sanet(vocab_size, num_classes, embedding_dim=100, d=128, num_blocks=1, num_heads=1,
                 dropout=0.1, scaled=False, attention=True, embeddings_initializer="uniform",
-                embedding_scale=1.0, positional_encoding=True, name="sanet"):
+                embedding_scale=1.0, positional_encoding=True, embedding_dropout=0.0,
+                name="sanet"):
     """Build SANet (``attention=True``) or its no-attention baseline."""
     if num_blocks < 1:
         raise ValueError(f"num_blocks must be >= 1, got {num_blocks}")
@@ -32,6 +33,8 @@ def build_sanet(vocab_size, num_classes, embedding_dim=100, d=128, num_blocks=1,
                                embeddings_initializer=embeddings_initializer)(ids)
     if positional_encoding:
         x = SinusoidalPositionalEncoding(input_scale=embedding_scale, name="positional_encoding")(x)
+    if embedding_dropout:
+        x = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(x)
     x = keras.layers.Dense(d, name="projection")(x)
     for i in range(1, num_blocks + 1):
         if attention:
@@ -60,7 +63,7 @@ for _size, _emb, _d, _n, _lr in (("base", 100, 128, 1, 0.01), ("big", 200, 256, 
             _name, build_sanet,
             {"embedding_dim": _emb, "d": _d, "num_blocks": _n, "num_heads": 1, "dropout": 0.1,
              "scaled": False, "attention": _attention, "embeddings_initializer": "uniform",
-             "embedding_scale": 1.0, "positional_encoding": True},
+             "embedding_scale": 1.0, "positional_encoding": True, "embedding_dropout": 0.0},
             train_config={**_TRAIN, "learning_rate": _lr}, make_optimizer=_recipe,
             description=(f"SANet {_size}: N={_n}, embedding {_emb}, d={_d}"
                          + ("" if _attention else ", self-attention replaced by a feed-forward "

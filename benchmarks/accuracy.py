@@ -1,0 +1,131 @@
+"""Accuracy and training time of zoo models on official test splits.
+
+    python -m benchmarks.accuracy --suite sanet [--only NAME ...] [--output-dir runs/benchmarks]
+    python -m benchmarks.baselines [--only ...]     # the same, --suite baselines
+
+Runs each configuration of a suite through ``python -m training.train`` (a
+fresh process each), then writes the test accuracy, macro F1, training time
+and throughput with the exact command to ``benchmarks/results/<suite>.md``
+(records in ``<suite>.json`` beside it). ``--only`` with no names rewrites the
+table from the records. Needs the datasets (KERASATTN_DATA_DIR).
+"""
+
+import argparse
+import datetime
+import os
+import subprocess
+import sys
+
+from kerasattn import runs
+
+# suite -> {name -> (command-line arguments, acceptance threshold on test accuracy)}
+BASELINES = {
+    "lr": (["--model", "lr", "--dataset", "imdb"], 0.875),
+    "nb": (["--model", "nb", "--dataset", "imdb"], 0.865),
+    "gru": (["--model", "gru", "--dataset", "imdb", "--max-length", "400", "--epochs", "4"], 0.86),
+    "bilstm": (["--model", "bilstm", "--dataset", "imdb", "--max-length", "400",
+                "--epochs", "4"], 0.86),
+    "cnn": (["--model", "cnn", "--dataset", "sst2", "--epochs", "10"], 0.78),
+}
+
+# sanet-base with the adjustments measured in the SANet section of the README:
+# Adam, 1/√d-scaled attention, embeddings ×√100 before the positional encoding,
+# words seen at least 5 times; the baselines with the same settings.
+_SANET = ["--optimizer", "adam", "--learning-rate", "0.001", "--model-option", "scaled=true",
+          "--model-option", "embedding_scale=10", "--min-freq", "5"]
+_SANET_BASELINE = ["--optimizer", "adam", "--learning-rate", "0.001",
+                   "--model-option", "embedding_scale=10", "--min-freq", "5"]
+_IMDB = ["--dataset", "imdb", "--max-length", "400", "--epochs", "3"]
+_SST2 = ["--dataset", "sst2", "--epochs", "5"]
+SANET = {
+    "sanet-base-imdb": (["--model", "sanet-base", *_IMDB, *_SANET], 0.88),
+    "sanet-baseline-base-imdb": (["--model", "sanet-baseline-base", *_IMDB, *_SANET_BASELINE],
+                                 None),
+    "sanet-base-sst2": (["--model", "sanet-base", *_SST2, *_SANET], 0.79),
+    "sanet-baseline-base-sst2": (["--model", "sanet-baseline-base", *_SST2, *_SANET_BASELINE],
+                                 None),
+}
+SUITES = {
+    "baselines": (BASELINES, "Foundation baselines: test accuracy and training time"),
+    "sanet": (SANET, "SANet and its no-attention baseline: test accuracy and training time"),
+}
+RESULTS_DIR = os.path.join(os.path.dirname(__file__), "results")
+
+
+def _row(runs_, name, record):
+    cli, threshold = runs_[name]
+    t = record["test"]
+    passes = "-" if threshold is None else "yes" if t["accuracy"] >= threshold else "**no**"
+    return (f"| `{' '.join(['python', '-m', 'training.train', *cli])}` | {t['accuracy']:.4f} "
+            f"| {'-' if threshold is None else f'{threshold:.3f}'} | {passes} "
+            f"| {t['f1_macro']:.4f} | {t.get('roc_auc', float('nan')):.4f} "
+            f"| {record.get('best_epoch') or '-'} | {record['train_seconds']:.0f} "
+            f"| {record['train_examples_per_second']:.0f} | {record['measured']} |")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.accuracy", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--suite", choices=sorted(SUITES), required=True)
+    p.add_argument("--only", nargs="*", default=None,
+                   help="configurations to (re-)measure (default: all); with none, rewrite "
+                        "the table from the records")
+    p.add_argument("--output-dir", default=os.path.join("runs", "benchmarks"))
+    p.add_argument("--results", help="the Markdown file (default benchmarks/results/SUITE.md)")
+    args = p.parse_args(argv)
+    RUNS, title = SUITES[args.suite]
+    args.results = args.results or os.path.join(RESULTS_DIR, f"{args.suite}.md")
+    if args.only is None:
+        args.only = list(RUNS)
+    unknown = sorted(set(args.only) - set(RUNS))
+    if unknown:
+        p.error(f"suite {args.suite} has no {unknown}; it has {', '.join(RUNS)}")
+    # one record per configuration; a run with --only replaces just its rows
+    records_path = os.path.splitext(args.results)[0] + ".json"
+    records = runs.read_json(records_path) if os.path.exists(records_path) else {}
+    env = runs.environment()
+    for name in args.only:
+        cli, _ = RUNS[name]
+        cmd = [sys.executable, "-m", "training.train", *cli, "--output-dir", args.output_dir,
+               "--run-name", name, "--verbose", "2"]
+        print("$", " ".join(cmd[1:]), flush=True)
+        subprocess.run(cmd, check=True)
+        m = runs.read_json(os.path.join(args.output_dir, name, runs.METRICS))
+        records[name] = {
+            "test": {k: v for k, v in m["test"].items() if isinstance(v, float)},
+            "best_epoch": m.get("best_epoch"), "train_seconds": m["train_seconds"],
+            "train_examples_per_second": m["train_examples_per_second"],
+            "measured": str(datetime.date.today()), "machine": env["machine"],
+            "versions": f"TensorFlow {env['tensorflow']}, Keras {env['keras']}, "
+                        f"scikit-learn {env['scikit_learn']}",
+        }
+        os.makedirs(os.path.dirname(args.results), exist_ok=True)
+        runs.write_json(records_path, records)
+    machines = sorted({f"{r['machine']} ({r['versions']})" for r in records.values()})
+    text = [
+        f"# {title}",
+        "",
+        f"Written by `python -m benchmarks.accuracy --suite {args.suite}` (one row per "
+        "configuration; "
+        "`--only NAME` re-measures a row). Measured on " + "; ".join(machines) +
+        ", float32, data from `KERASATTN_DATA_DIR`.",
+        "Official test splits; validation is a stratified share of train (seed 0: 10% for the "
+        "baselines, 20% for SANet as in its §4) for IMDB and "
+        "the official dev split for SST-2. Keras models keep the best epoch on validation "
+        "accuracy. Train time covers `model.fit` (all epochs, with validation) or the "
+        "scikit-learn fit; other processes shared the 2 cores during some runs, so times "
+        "are indicative.",
+        "",
+        "| command | test accuracy | threshold | passes | macro F1 | ROC-AUC | best epoch "
+        "| train s | train examples/s | measured |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        *[_row(RUNS, n, records[n]) for n in RUNS if n in records],
+        "",
+    ]
+    with open(args.results, "w") as fh:
+        fh.write("\n".join(text))
+    print("\n".join(text))
+
+
+if __name__ == "__main__":
+    main()
