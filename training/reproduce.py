@@ -71,6 +71,8 @@ def table2_statistics(run_dir, split="test", data_dir=None, limit=None, verbose=
     config, model, pre = runs.load_keras_run(run_dir)
     part = runs.load_dataset(config, data_dir).split(split)
     texts = part.texts[:limit] if limit else part.texts
+    # similar lengths in a batch pad less; the order does not change the means
+    texts = sorted(texts, key=lambda t: len(t.split()))
     out = {}
     for layer in [l.name for l in attention_layers(model)]:
         bar = keras.utils.Progbar(len(texts), unit_name="text") if verbose else None
@@ -151,6 +153,7 @@ def sanet_table2(run_dirs, output_dir, results_dir, data_dir=None, limit=None):
 
     if not run_dirs:
         run_dirs = [_train(d, output_dir) for d in SANET_TABLE2_TRAINING]
+    os.makedirs(results_dir, exist_ok=True)
     json_path = os.path.join(results_dir, "sanet_table2.json")
     records = runs.read_json(json_path) if os.path.exists(json_path) else {}
     for run_dir in run_dirs:
@@ -190,8 +193,14 @@ def main(argv=None):
     for run in args.run:
         if not os.path.exists(os.path.join(run, "config.json")):
             p.error(f"{run} is not a run directory (no config.json)")
-    print(EXPERIMENTS[args.experiment](args.run, args.output_dir, args.results_dir,
-                                       args.data_dir, args.limit))
+    from kerasattn.data.datasets import DatasetError
+
+    try:
+        print(EXPERIMENTS[args.experiment](args.run, args.output_dir, args.results_dir,
+                                           args.data_dir, args.limit))
+    except DatasetError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

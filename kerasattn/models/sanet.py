@@ -24,8 +24,27 @@ from kerasattn.optimizers import GroupedSGD
 def build_sanet(vocab_size, num_classes, embedding_dim=100, d=128, num_blocks=1, num_heads=1,
                 dropout=0.1, scaled=False, attention=True, embeddings_initializer="uniform",
                 embedding_scale=1.0, positional_encoding=True, embedding_dropout=0.0,
-                name="sanet"):
-    """Build SANet (``attention=True``) or its no-attention baseline."""
+                pooled_dropout=0.0, name="sanet"):
+    """Build SANet (``attention=True``) or its no-attention baseline.
+
+    Args:
+        vocab_size: vocabulary size, padding (0) and OOV (1) included.
+        num_classes: softmax outputs.
+        embedding_dim: word-vector size (100 base, 200 big).
+        d: the model size after the linear layer (128 base, 256 big).
+        num_blocks: N, the number of blocks (1 base, 2 big).
+        num_heads: attention heads (1 in the paper).
+        dropout: dropout on each block's sub-layer outputs (0.1).
+        scaled: divide the attention scores by √d (False in the paper).
+        attention: False builds the §4 baseline (feed-forward blocks).
+        embeddings_initializer: Keras initializer of the embeddings (GloVe
+            goes in after building: ``kerasattn.embeddings.load_into``).
+        embedding_scale: multiply the embeddings by this before adding the
+            positional encoding (1 in the paper; √embedding_dim as Vaswani et al.).
+        positional_encoding: add the sinusoidal encoding (True in the paper).
+        embedding_dropout: dropout after the embeddings (0 in the paper).
+        pooled_dropout: dropout on the max-pooled vector (0 in the paper).
+    """
     if num_blocks < 1:
         raise ValueError(f"num_blocks must be >= 1, got {num_blocks}")
     ids = keras.Input((None,), dtype="int32", name="token_ids")
@@ -43,6 +62,8 @@ def build_sanet(vocab_size, num_classes, embedding_dim=100, d=128, num_blocks=1,
         else:
             x = FeedForwardBlock(dropout=dropout, name=f"feed_forward_block_{i}")(x)
     x = MaskedGlobalMaxPooling1D(name="max_over_time")(x)
+    if pooled_dropout:
+        x = keras.layers.Dropout(pooled_dropout, name="pooled_dropout")(x)
     out = keras.layers.Dense(num_classes, activation="softmax", dtype="float32",
                              name="probabilities")(x)
     return keras.Model(ids, out, name=name)
@@ -63,7 +84,8 @@ for _size, _emb, _d, _n, _lr in (("base", 100, 128, 1, 0.01), ("big", 200, 256, 
             _name, build_sanet,
             {"embedding_dim": _emb, "d": _d, "num_blocks": _n, "num_heads": 1, "dropout": 0.1,
              "scaled": False, "attention": _attention, "embeddings_initializer": "uniform",
-             "embedding_scale": 1.0, "positional_encoding": True, "embedding_dropout": 0.0},
+             "embedding_scale": 1.0, "positional_encoding": True, "embedding_dropout": 0.0,
+             "pooled_dropout": 0.0},
             train_config={**_TRAIN, "learning_rate": _lr}, make_optimizer=_recipe,
             description=(f"SANet {_size}: N={_n}, embedding {_emb}, d={_d}"
                          + ("" if _attention else ", self-attention replaced by a feed-forward "
