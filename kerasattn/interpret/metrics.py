@@ -51,6 +51,20 @@ def diagonality(weights, bandwidth):
     return float(a[np.abs(i - j) <= bandwidth].sum() / total)
 
 
+def uniform_diagonality(n, bandwidth):
+    """Diagonality of uniform attention over n words: the share of the n×n cells
+    inside the band, (n + 2 Σ_{k=1..b} (n − k)) / n² (1 when b >= n − 1).
+
+    This is the chance level for a text of n words: short texts have a high one
+    (a band of 7 covers 7/19 of a 19-word sentence), so compare datasets through
+    the ratio to it, not the raw share alone.
+    """
+    if n <= 0:
+        return 0.0
+    b = min(bandwidth, n - 1)
+    return float((n + 2 * sum(n - k for k in range(1, b + 1))) / (n * n))
+
+
 def attention_statistics(matrices, bandwidths=(1, 2, 3, 4, 5)):
     """Table 2 of SANet over a dataset: mean Gini and mean diagonality per bandwidth.
 
@@ -60,14 +74,23 @@ def attention_statistics(matrices, bandwidths=(1, 2, 3, 4, 5)):
         bandwidths: the bandwidths b of the diagonality rows.
 
     Returns:
-        ``{"documents": n, "gini": ..., "diagonality": {b: ...}}``.
+        ``{"documents": n, "gini": ..., "diagonality": {b: ...},
+        "uniform_diagonality": {b: ...}, "mean_length": ...}``, where
+        ``uniform_diagonality`` is the same mean for uniform attention over the
+        same documents (the chance level, see :func:`uniform_diagonality`).
     """
-    ginis, diags = [], {b: [] for b in bandwidths}
+    ginis, lengths = [], []
+    diags, chance = {b: [] for b in bandwidths}, {b: [] for b in bandwidths}
     for a in matrices:
         ginis.append(gini(a))
+        n = np.shape(a)[0]
+        lengths.append(n)
         for b in bandwidths:
             diags[b].append(diagonality(a, b))
+            chance[b].append(uniform_diagonality(n, b))
     if not ginis:
         raise ValueError("no attention matrices given")
     return {"documents": len(ginis), "gini": float(np.mean(ginis)),
-            "diagonality": {b: float(np.mean(v)) for b, v in diags.items()}}
+            "diagonality": {b: float(np.mean(v)) for b, v in diags.items()},
+            "uniform_diagonality": {b: float(np.mean(v)) for b, v in chance.items()},
+            "mean_length": float(np.mean(lengths))}

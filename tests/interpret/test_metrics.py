@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from kerasattn.interpret import attention_statistics, diagonality, gini
+from kerasattn.interpret.metrics import uniform_diagonality
 
 
 def test_uniform_matrix():
@@ -53,3 +54,15 @@ def test_dataset_average_and_validation():
     with pytest.raises(ValueError, match="no attention"):
         attention_statistics([])
     assert gini(np.zeros((3, 3))) == 0.0 and diagonality(np.zeros((3, 3)), 1) == 0.0
+
+
+def test_uniform_diagonality_is_the_chance_level():
+    for n in (1, 2, 4, 7, 19):
+        for b in (0, 1, 3, 5):
+            assert uniform_diagonality(n, b) == pytest.approx(
+                diagonality(np.full((n, n), 1.0 / n), b))
+    assert uniform_diagonality(19, 3) == pytest.approx((19 + 2 * (18 + 17 + 16)) / 361)
+    assert uniform_diagonality(0, 3) == 0.0
+    stats = attention_statistics([np.eye(2), np.full((4, 4), 0.25)], bandwidths=(1,))
+    assert stats["uniform_diagonality"] == {1: pytest.approx((1.0 + 10 / 16) / 2)}
+    assert stats["mean_length"] == 3.0
