@@ -104,6 +104,13 @@ def _fmt(x):
     return f"{100 * x:.2f}"
 
 
+def _compare(sentiment, topic, margin=0.05):
+    if abs(sentiment - topic) < margin:
+        return "no real difference: both at chance level" if abs(sentiment - 1) < margin \
+            and abs(topic - 1) < margin else "no real difference"
+    return "sentiment higher" if sentiment > topic else "sentiment **lower**"
+
+
 def _ratio(record):
     return record["diagonality"]["3"] / max(record["uniform_diagonality"]["3"], 1e-12)
 
@@ -157,7 +164,7 @@ def write_table2(records, path):
                   f"share. The raw share depends on text length (uniform attention over a "
                   f"19-word sentence already puts 37% inside b = 3), so also compare the "
                   f"share relative to chance: sentiment {rs:.2f}× vs topic {rt:.2f}× "
-                  f"({'sentiment higher' if rs > rt else 'sentiment **not** higher'}).", ""]
+                  f"({_compare(rs, rt)}).", ""]
     text = "\n".join(lines)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
