@@ -26,6 +26,10 @@ def register_attention(layer_class, axes):
     """Declare that ``layer_class(..., return_attention_scores=True)`` returns
     ``(outputs, weights)``, with ``weights`` shaped ``(batch, *axes)``.
 
+    The layer's ``compute_output_spec`` (or ``compute_output_shape``) must
+    accept ``return_attention_scores`` too and describe both outputs, so the
+    weights can be wired into a functional model.
+
     Args:
         layer_class: a Keras layer class.
         axes: a tuple of axis names, or a function ``layer -> tuple`` when the
@@ -181,7 +185,8 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
 
     from kerasattn.runs import as_probabilities
 
-    probe = model if model.name.endswith("_attention") else attention_model(model)
+    is_probe = isinstance(model.output, dict) and "probabilities" in model.output
+    probe = model if is_probe else attention_model(model)
     axes = {l.name: attention_axes(l) for l in attention_layers(model)}
     items = list(texts_or_ids) if not isinstance(texts_or_ids, np.ndarray) else texts_or_ids
     if len(items) == 0:
