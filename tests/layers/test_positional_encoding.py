@@ -2,6 +2,7 @@
 
 import keras
 import numpy as np
+import pytest
 
 from kerasattn.layers import SinusoidalPositionalEncoding
 
@@ -24,3 +25,15 @@ def test_adds_to_the_input_and_is_length_agnostic():
     np.testing.assert_allclose(long[:, :5], short, atol=1e-6)
     pe = long - x
     np.testing.assert_allclose(pe[0, 0], [0, 1, 0, 1], atol=1e-6)
+
+
+def test_input_scale_multiplies_the_inputs_before_adding():
+    x = np.random.default_rng(0).normal(size=(2, 5, 6)).astype("float32")
+    plain = np.asarray(SinusoidalPositionalEncoding()(x))
+    scaled = np.asarray(SinusoidalPositionalEncoding(input_scale=3.0)(x))
+    np.testing.assert_allclose(scaled, plain + 2.0 * x, atol=1e-5)  # 3x + PE = (x + PE) + 2x
+    layer = SinusoidalPositionalEncoding.from_config(
+        SinusoidalPositionalEncoding(input_scale=3.0).get_config())
+    assert layer.input_scale == 3.0
+    with pytest.raises(ValueError, match="input_scale"):
+        SinusoidalPositionalEncoding(input_scale=0.0)
