@@ -42,3 +42,25 @@ def test_malformed_files_name_the_line(tmp_path):
         embeddings.read_glove(_glove(tmp_path, "a 1 x 3\n"))
     with pytest.raises(DatasetFormatError, match="no vectors"):
         embeddings.read_glove(_glove(tmp_path, "\n"))
+
+
+def test_train_command_initialises_from_glove(tmp_path, capsys):
+    import keras
+
+    from training import train
+
+    rows = "".join(f"{'good great' if i % 2 else 'bad awful'} film {i},{i % 2}\n" for i in range(60))
+    data = write(tmp_path / "d.csv", "text,label\n" + rows)
+    glove = _glove(tmp_path, "good 1 1 1\nbad -1 -1 -1\nfilm 0 2 0\n")
+    run_dir, _ = train.train(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "1",
+                              "--model-option", "embedding_dim=3", "--embeddings", glove,
+                              "--learning-rate", "1e-9", "--output-dir", str(tmp_path),
+                              "--run-name", "g", "--verbose", "0"])
+    assert "embeddings from" in capsys.readouterr().out
+    model = keras.saving.load_model(f"{run_dir}/model.keras")
+    vocab = open(f"{run_dir}/vocab.txt", encoding="utf-8").read().split("\n")
+    table = model.get_layer("embedding").embeddings.numpy()
+    np.testing.assert_allclose(table[vocab.index("film")], [0, 2, 0], atol=1e-5)
+    with pytest.raises(SystemExit):
+        train.train(["--model", "mlp", "--dataset", f"csv:{data}", "--embeddings",
+                     str(tmp_path / "missing.txt")])
