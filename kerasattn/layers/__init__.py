@@ -1,10 +1,16 @@
 """Layers of the zoo: one public layer per module, all registered under 'kerasattn'."""
 
+from kerasattn.layers.conv_multihead_attention import ConvMultiheadAttention
 from kerasattn.layers.feed_forward_block import FeedForwardBlock
 from kerasattn.layers.kim_conv import KimConvPool
+from kerasattn.layers.learned_positional_embedding import LearnedPositionalEmbedding
+from kerasattn.layers.parallel_conv_attention import ParallelConvAttention
 from kerasattn.layers.pooling import MaskedGlobalAveragePooling1D, MaskedGlobalMaxPooling1D
 from kerasattn.layers.positional_encoding import SinusoidalPositionalEncoding
 from kerasattn.layers.self_attention_block import SelfAttentionBlock
+from kerasattn.layers.target_attention import TargetAttention
 
-__all__ = ["FeedForwardBlock", "KimConvPool", "MaskedGlobalAveragePooling1D",
-           "MaskedGlobalMaxPooling1D", "SelfAttentionBlock", "SinusoidalPositionalEncoding"]
+__all__ = ["ConvMultiheadAttention", "FeedForwardBlock", "KimConvPool",
+           "LearnedPositionalEmbedding", "MaskedGlobalAveragePooling1D",
+           "MaskedGlobalMaxPooling1D", "ParallelConvAttention", "SelfAttentionBlock",
+           "SinusoidalPositionalEncoding", "TargetAttention"]

@@ -12,8 +12,16 @@ LAYERS = {
     "SelfAttentionBlock": lambda: L.SelfAttentionBlock(dropout=0.0),
     "FeedForwardBlock": lambda: L.FeedForwardBlock(dropout=0.0),
     "SinusoidalPositionalEncoding": lambda: L.SinusoidalPositionalEncoding(),
+    "ConvMultiheadAttention": lambda: L.ConvMultiheadAttention(num_heads=2, dropout=0.0),
+    "ParallelConvAttention": lambda: L.ParallelConvAttention(num_heads=2, dropout=0.0),
+    "TargetAttention": lambda: L.TargetAttention(num_heads=2, dropout=0.0),
+    "LearnedPositionalEmbedding": lambda: L.LearnedPositionalEmbedding(16, dropout=0.0),
 }
 VARIANTS = {
+    "ConvMultiheadAttention-tanh-units4": lambda: L.ConvMultiheadAttention(
+        num_heads=2, units=4, value_activation="tanh", dropout=0.0),
+    "TargetAttention-values-from-inputs": lambda: L.TargetAttention(
+        num_heads=4, values_from_inputs=True, dropout=0.0),
     "SelfAttentionBlock-2heads-scaled": lambda: L.SelfAttentionBlock(num_heads=2, scaled=True,
                                                                      dropout=0.0),
 }

@@ -1,0 +1,48 @@
+"""Shared pieces of the multi-head attention layers (private)."""
+
+import keras
+from keras import ops
+
+
+def split_heads(x, num_heads):
+    """(batch, n, d) -> (batch, heads, n, d / heads)."""
+    batch, n, d = ops.shape(x)[0], ops.shape(x)[1], x.shape[-1]
+    return ops.transpose(ops.reshape(x, (batch, n, num_heads, d // num_heads)), (0, 2, 1, 3))
+
+
+def merge_heads(x):
+    """(batch, heads, n, dh) -> (batch, n, heads * dh)."""
+    batch, h, n, dh = ops.shape(x)[0], x.shape[1], ops.shape(x)[2], x.shape[-1]
+    return ops.reshape(ops.transpose(x, (0, 2, 1, 3)), (batch, n, h * dh))
+
+
+def masked_softmax(softmax, scores, key_mask=None, query_mask=None):
+    """Float32 softmax over the last axis with a boolean mask.
+
+    ``softmax`` is a ``keras.layers.Softmax(dtype="float32")``; ``scores`` is
+    (batch, heads, queries, keys); ``key_mask`` (batch, keys) and
+    ``query_mask`` (batch, queries) are True for real positions. Padded keys
+    get exactly zero weight, as do padded queries and rows whose keys are all
+    padding (never NaN).
+    """
+    if key_mask is None:
+        return softmax(scores)
+    keys = ops.cast(key_mask, "bool")[:, None, None, :]
+    weights = softmax(scores, mask=ops.broadcast_to(keys, ops.shape(scores)))
+    keep = keys
+    if query_mask is not None:
+        keep = ops.logical_and(keep, ops.cast(query_mask, "bool")[:, None, :, None])
+    return ops.where(keep, weights, ops.zeros_like(weights))
+
+
+def zero_padding(x, mask):
+    """Zero the padded positions of (batch, n, d) so nothing leaks through a convolution."""
+    if mask is None:
+        return x
+    return x * ops.cast(mask, x.dtype)[:, :, None]
+
+
+def conv(filters, activation, name, policy, initializer):
+    """The window-3 'same' convolution of HCAN Equation 2."""
+    return keras.layers.Conv1D(filters, 3, padding="same", activation=activation, name=name,
+                               dtype=policy, kernel_initializer=initializer)
