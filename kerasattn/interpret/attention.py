@@ -76,7 +76,7 @@ def attention_model(model):
     def call(layer, *args, **kwargs):
         if attention_axes(layer) is None:
             return layer(*args, **kwargs)
-        outputs, weights = _AttentionTap(layer)(*args, **kwargs)
+        outputs, weights = _tap_class()(layer)(*args, **kwargs)
         found[layer.name] = weights
         return outputs
 
@@ -90,23 +90,17 @@ def attention_model(model):
                        name=f"{model.name}_attention")
 
 
-class _AttentionTap:
-    """Calls an attention layer with ``return_attention_scores=True`` as a layer of its own.
-
-    Keras checks a functional graph with each layer's *first* call's output
-    structure, so the model's layer itself cannot be called again for two
-    outputs; this wrapper (made a Keras layer lazily, below) owns no weights
-    of its own and shares the wrapped layer's.
-    """
-
-    def __new__(cls, layer):
-        return _tap_class()(layer)
-
-
 _TAP = None
 
 
 def _tap_class():
+    """A layer calling an attention layer with ``return_attention_scores=True``.
+
+    Keras checks a functional graph with each layer's *first* call's output
+    structure, so the model's layer itself cannot be called again for two
+    outputs; this wrapper owns no weights and shares the wrapped layer's. The
+    class is made on first use so that importing this module needs no Keras.
+    """
     global _TAP
     if _TAP is None:
         import keras

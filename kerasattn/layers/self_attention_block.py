@@ -155,7 +155,7 @@ class SelfAttentionBlock(keras.layers.Layer):
         if not return_attention_scores:
             return out
         _, weights = self.compute_output_shape(inputs.shape, True)
-        return out, keras.KerasTensor(weights, dtype="float32")
+        return out, keras.KerasTensor(weights, dtype=self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()
