@@ -1,7 +1,9 @@
 """Layers of the zoo: one public layer per module, all registered under 'kerasattn'."""
 
+from kerasattn.layers.attention_pooling import AttentionPooling
 from kerasattn.layers.conv_multihead_attention import ConvMultiheadAttention
 from kerasattn.layers.feed_forward_block import FeedForwardBlock
+from kerasattn.layers.fold_sentences import FoldSentences
 from kerasattn.layers.kim_conv import KimConvPool
 from kerasattn.layers.learned_positional_embedding import LearnedPositionalEmbedding
 from kerasattn.layers.parallel_conv_attention import ParallelConvAttention
@@ -9,8 +11,9 @@ from kerasattn.layers.pooling import MaskedGlobalAveragePooling1D, MaskedGlobalM
 from kerasattn.layers.positional_encoding import SinusoidalPositionalEncoding
 from kerasattn.layers.self_attention_block import SelfAttentionBlock
 from kerasattn.layers.target_attention import TargetAttention
+from kerasattn.layers.unfold_sentences import UnfoldSentences
 
-__all__ = ["ConvMultiheadAttention", "FeedForwardBlock", "KimConvPool",
-           "LearnedPositionalEmbedding", "MaskedGlobalAveragePooling1D",
+__all__ = ["AttentionPooling", "ConvMultiheadAttention", "FeedForwardBlock", "FoldSentences",
+           "KimConvPool", "LearnedPositionalEmbedding", "MaskedGlobalAveragePooling1D",
            "MaskedGlobalMaxPooling1D", "ParallelConvAttention", "SelfAttentionBlock",
-           "SinusoidalPositionalEncoding", "TargetAttention"]
+           "SinusoidalPositionalEncoding", "TargetAttention", "UnfoldSentences"]

@@ -2,6 +2,8 @@
 
 from kerasattn.models import baselines  # noqa: F401  (registers mlp, cnn, rnn, ...)
 from kerasattn.models import sanet  # noqa: F401  (registers sanet-*)
+from kerasattn.models import hcan  # noqa: F401  (registers can-*, hcan-*)
+from kerasattn.models import han  # noqa: F401  (registers han)
 from kerasattn import classical  # noqa: F401  (registers nb, lr)
 from kerasattn.models.registry import Preset, get, get_preset, names, register, unregister
 
