@@ -12,6 +12,11 @@ Loads the run's best model and preprocessor, extracts every attention tensor
   and the heatmaps below it;
 - ``FILE-<n>-<layer>.png`` beside it: each attention matrix with the words on
   both axes (rows attend to columns), as in the SANet paper's Figures 3–6.
+
+For hierarchical models (HCAN, HAN) the page shows every sentence on its own
+line with its sentence-level weights and its words coloured by their
+word-level weights, and ``FILE-<n>-<word layer>.png`` draws the same grid
+(the HCAN paper's Figure 4) for each word-level pooling layer.
 """
 
 import argparse
@@ -47,7 +52,8 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True):
     """Write the page (and heatmaps) for ``texts``; returns (html path, png paths)."""
     from kerasattn import runs
     from kerasattn.interpret import extract_attention
-    from kerasattn.interpret.plots import attention_heatmap, attention_html
+    from kerasattn.interpret.plots import (attention_heatmap, attention_html,
+                                           hierarchical_heatmap, hierarchical_levels)
 
     config, model, pre = runs.load_keras_run(run_dir)
     explanations = extract_attention(model, texts, pre)
@@ -56,14 +62,27 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True):
     images, pngs = [], []
     for i, ex in enumerate(explanations):
         mine = []
-        for name, weights in ex.attention.items() if heatmaps and ex.tokens else ():
+        names = class_names or [str(c) for c in range(len(ex.probabilities))]
+        if ex.hierarchical:
+            word_layers, sentence_layers = hierarchical_levels(ex)
+            # the pooling layers (weights over tokens, not query x key matrices)
+            pools = [n for n in sentence_layers if "query" not in ex.axes[n]]
+            for name in word_layers if heatmaps and pools and any(ex.tokens) else ():
+                if "query" in ex.axes[name]:
+                    continue
+                png = f"{stem}-{i + 1}-{name}.png"
+                hierarchical_heatmap(ex, name, pools[-1], png,
+                                     title=f"text {i + 1}: predicted {names[ex.label]}")
+                pngs.append(png)
+                mine.append(os.path.relpath(png, os.path.dirname(os.path.abspath(output))))
+        for name, weights in ex.attention.items() if heatmaps and ex.tokens and \
+                not ex.hierarchical else ():
             axes = ex.axes[name]
             mats = ([(name, weights)] if axes == ("query", "key") else
                     [(f"{name}-head{h}", weights[h]) for h in range(weights.shape[0])]
                     if axes == ("head", "query", "key") else [])
             for label, matrix in mats:
                 png = f"{stem}-{i + 1}-{label}.png"
-                names = class_names or [str(c) for c in range(len(ex.probabilities))]
                 attention_heatmap(matrix, ex.tokens, png, max_tokens=max_tokens,
                                   title=f"text {i + 1}, {label}: predicted "
                                         f"{names[ex.label]}")

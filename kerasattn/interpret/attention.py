@@ -11,6 +11,13 @@ axis.
 
 Axis names: ``"query"``, ``"key"`` and ``"token"`` run over the text's tokens
 (trimmed to its length); any other name (``"head"``, ``"step"``) is kept whole.
+
+Hierarchical models (HCAN, HAN) fold sentences into the batch for their word
+level (:class:`~kerasattn.layers.FoldSentences`). The weights of a word-level
+layer are unfolded back to one row per sentence and get a leading
+``"sentence"`` axis, e.g. ``("sentence", "head", "token")``; their token axes
+run over the words of each sentence. The token axes of sentence-level layers
+run over the sentences.
 """
 
 import dataclasses
@@ -71,13 +78,32 @@ def attention_model(model):
     if not hasattr(model, "_run_through_graph") or not getattr(model, "_nodes_by_depth", None):
         raise ValueError(f"model {model.name!r} is not a functional Keras model; "
                          f"attention extraction replays a functional graph")
-    found = {}
+    import keras.tree
+
+    from kerasattn.layers import FoldSentences, UnfoldSentences
+    from kerasattn.layers.fold_sentences import FoldMask
+
+    found, axes = {}, {}
+    folded = {}  # id(symbolic tensor) -> the (batch, sentences, ...) tensor it was folded from
 
     def call(layer, *args, **kwargs):
-        if attention_axes(layer) is None:
-            return layer(*args, **kwargs)
-        outputs, weights = _tap_class()(layer)(*args, **kwargs)
-        found[layer.name] = weights
+        if isinstance(layer, (FoldSentences, FoldMask)):
+            outputs = layer(*args, **kwargs)
+            folded[id(outputs)] = args[0]
+            return outputs
+        sources = [folded[id(t)] for t in keras.tree.flatten((args, kwargs)) if id(t) in folded]
+        if isinstance(layer, UnfoldSentences) or (attention_axes(layer) is None):
+            outputs = layer(*args, **kwargs)
+        else:
+            outputs, weights = _tap_class()(layer)(*args, **kwargs)
+            axes[layer.name] = attention_axes(layer)
+            if sources:  # a word-level layer: one row of weights per sentence
+                weights = UnfoldSentences(name=f"{layer.name}_unfold")([weights, sources[0]])
+                axes[layer.name] = ("sentence", *axes[layer.name])
+            found[layer.name] = weights
+        if sources and not isinstance(layer, UnfoldSentences):
+            for t in keras.tree.flatten(outputs):
+                folded[id(t)] = sources[0]
         return outputs
 
     # Keras's own graph executor (what Functional.call uses), fed symbolic
@@ -86,8 +112,10 @@ def attention_model(model):
     outputs = model._run_through_graph(model.inputs, call_fn=call)
     outputs = outputs[0] if isinstance(outputs, (list, tuple)) else outputs
     inputs = model.inputs[0] if len(model.inputs) == 1 else model.inputs
-    return keras.Model(inputs, {"probabilities": outputs, **found},
-                       name=f"{model.name}_attention")
+    probe = keras.Model(inputs, {"probabilities": outputs, **found},
+                        name=f"{model.name}_attention")
+    probe.attention_axes = axes  # layer name -> axis names, "sentence" first at the word level
+    return probe
 
 
 _TAP = None
@@ -130,25 +158,34 @@ class Explanation:
     """One document: its tokens, the class probabilities and every attention tensor.
 
     Attributes:
-        tokens: the words the model saw (after preprocessing and truncation).
+        tokens: the words the model saw (after preprocessing and truncation);
+            for a hierarchical model, a list of sentences, each a list of words.
         probabilities: (classes,) float array.
         attention: layer name -> weights with padding cut away, e.g. SANet's
-            (n, n) matrix, row i = the weights word i puts on every word.
+            (n, n) matrix, row i = the weights word i puts on every word. For
+            a hierarchical model, word-level weights are (sentences, ...,
+            words) with the word axes cut to the longest sentence (shorter
+            sentences' padding weighs exactly 0), and sentence-level weights
+            run over the sentences.
         axes: layer name -> the axis names of its weights.
+        hierarchical: whether ``tokens`` is a list of sentences.
     """
 
     tokens: list
     probabilities: np.ndarray
     attention: dict
     axes: dict
+    hierarchical: bool = False
 
     @property
     def label(self):
         return int(np.argmax(self.probabilities))
 
 
-def _trim(weights, axes, n):
-    index = tuple(slice(0, n) if a in TOKEN_AXES else slice(None) for a in axes)
+def _trim(weights, axes, n, sentences=None):
+    """Cut the padding: token axes to ``n``; a "sentence" axis to ``sentences``."""
+    index = tuple(slice(0, n) if a in TOKEN_AXES else
+                  slice(0, sentences) if a == "sentence" else slice(None) for a in axes)
     return np.asarray(weights[index], dtype=np.float32)
 
 
@@ -181,7 +218,7 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
 
     is_probe = isinstance(model.output, dict) and "probabilities" in model.output
     probe = model if is_probe else attention_model(model)
-    axes = {l.name: attention_axes(l) for l in attention_layers(model)}
+    axes = dict(probe.attention_axes)
     items = list(texts_or_ids) if not isinstance(texts_or_ids, np.ndarray) else texts_or_ids
     if len(items) == 0:
         return
@@ -189,29 +226,72 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
     if is_text and preprocessor is None:
         raise ValueError("texts need the run's preprocessor (preprocessor=...); "
                          "or pass token ids")
-    if preprocessor is not None and preprocessor.hierarchical:
-        raise NotImplementedError("hierarchical models register their own extraction")
+    hierarchical = len(probe.inputs[0].shape) == 3
+    if preprocessor is not None and preprocessor.hierarchical != hierarchical:
+        raise ValueError(f"model {model.name!r} takes {'(sentences, words)' if hierarchical else 'flat'}"
+                         f" ids but the preprocessor is {'' if preprocessor.hierarchical else 'not '}"
+                         "hierarchical")
+    vocab = preprocessor.vocabulary if preprocessor is not None else None
     for start in range(0, len(items), batch_size):
         chunk = items[start:start + batch_size]
         if is_text:
             tokens = preprocessor.tokenize(tf.constant([str(t) for t in chunk]))
             ids = preprocessor.lookup(tokens).to_list()
-            words = [[w.decode("utf-8") for w in row] for row in tokens.to_list()]
+            words = _decode(tokens.to_list())
         else:
-            ids = [[int(i) for i in row if int(i) != 0] for row in chunk]
-            vocab = preprocessor.vocabulary if preprocessor is not None else None
-            words = [[vocab[i] if vocab and i < len(vocab) else str(i) for i in row]
-                     for row in ids]
-        n_max = max(1, max(len(r) for r in ids))
-        batch = np.zeros((len(ids), n_max), np.int32)
-        for i, row in enumerate(ids):
-            batch[i, :len(row)] = row
+            ids = [_strip_padding(row, hierarchical) for row in chunk]
+            words = _name_ids(ids, vocab)
+        batch = _pad(ids, hierarchical)
         out = probe(batch, training=False)
         out = {k: np.asarray(v) for k, v in out.items()}
         out["probabilities"] = as_probabilities(out["probabilities"])
         for i, row in enumerate(ids):
-            yield Explanation(
-                tokens=words[i],
-                probabilities=out["probabilities"][i].astype(np.float32),
-                attention={name: _trim(out[name][i], axes[name], len(row)) for name in axes},
-                axes=dict(axes))
+            if hierarchical:
+                n_sent, n = len(row), max((len(s) for s in row), default=0)
+                trimmed = {name: _trim(out[name][i], axes[name],
+                                       n if "sentence" in axes[name] else n_sent, n_sent)
+                           for name in axes}
+            else:
+                trimmed = {name: _trim(out[name][i], axes[name], len(row)) for name in axes}
+            yield Explanation(tokens=words[i],
+                              probabilities=out["probabilities"][i].astype(np.float32),
+                              attention=trimmed, axes=dict(axes), hierarchical=hierarchical)
+
+
+def _decode(tokens):
+    """Nested lists of bytes -> the same nesting of str."""
+    if isinstance(tokens, bytes):
+        return tokens.decode("utf-8")
+    return [_decode(t) for t in tokens]
+
+
+def _strip_padding(row, hierarchical):
+    """One document's ids without padding: a list, or a list of sentences."""
+    if not hierarchical:
+        return [int(i) for i in row if int(i) != 0]
+    sentences = [[int(i) for i in s if int(i) != 0] for s in row]
+    while sentences and not sentences[-1]:
+        sentences.pop()
+    return sentences
+
+
+def _name_ids(ids, vocab):
+    if isinstance(ids, int):
+        return vocab[ids] if vocab and ids < len(vocab) else str(ids)
+    return [_name_ids(i, vocab) for i in ids]
+
+
+def _pad(ids, hierarchical):
+    """Documents -> one zero-padded int32 batch (never a zero-length axis)."""
+    if not hierarchical:
+        batch = np.zeros((len(ids), max(1, max(len(r) for r in ids))), np.int32)
+        for i, row in enumerate(ids):
+            batch[i, :len(row)] = row
+        return batch
+    n_sent = max(1, max(len(d) for d in ids))
+    n_words = max(1, max((len(s) for d in ids for s in d), default=1))
+    batch = np.zeros((len(ids), n_sent, n_words), np.int32)
+    for i, doc in enumerate(ids):
+        for j, sentence in enumerate(doc):
+            batch[i, j, :len(sentence)] = sentence
+    return batch

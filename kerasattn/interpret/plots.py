@@ -27,6 +27,8 @@ def received_attention(weights, axes):
         raise ValueError(f"weights with axes {axes} have no token axis")
     last = token_axes[-1]
     others = tuple(i for i in range(weights.ndim) if i != last)
+    if weights.size == 0:  # an empty sentence or text
+        return np.zeros(weights.shape[last])
     return weights.mean(axis=others) if others else weights
 
 
@@ -78,12 +80,107 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; co
 .layer { line-height: 2; margin: .6em 0; }
 .layer-name { font-size: .8em; color: #555; display: block; }
 .w { padding: 2px 3px; margin: 0 1px; border-radius: 3px; }
+.sentence { margin: .15em 0; }
+.s { display: inline-block; min-width: 3.2em; font-size: .75em; text-align: right;
+     padding: 1px 4px; margin-right: .5em; border-radius: 3px; font-variant-numeric: tabular-nums; }
 .pred { font-weight: 600; }
 .probs { font-size: .85em; color: #444; }
 .legend { display: inline-block; width: 12em; height: 1em; vertical-align: middle;
           background: linear-gradient(to right, rgba(220,38,38,.05), rgba(220,38,38,.9)); }
 img { max-width: 100%; display: block; margin-top: .5em; }
 """
+
+
+def hierarchical_levels(explanation):
+    """(word-level layer names, sentence-level layer names) of a hierarchical explanation."""
+    words = [n for n, a in explanation.axes.items() if a and a[0] == "sentence"]
+    sentences = [n for n, a in explanation.axes.items() if not a or a[0] != "sentence"]
+    return words, sentences
+
+
+def word_weights(explanation, name):
+    """Per sentence, the attention each of its words receives from layer ``name`` (a list of arrays)."""
+    weights, axes = explanation.attention[name], explanation.axes[name]
+    return [received_attention(weights[i], axes[1:])[:len(sentence)]
+            for i, sentence in enumerate(explanation.tokens)]
+
+
+def _scale(values, top):
+    return values / top if top > 0 else values * 0.0
+
+
+def _hierarchical_lines(ex):
+    """HTML of one hierarchical document (HCAN Figure 4): per word-level layer, every
+    sentence on its line, its sentence-level weights first, its words coloured."""
+    word_layers, sentence_layers = hierarchical_levels(ex)
+    received = {n: received_attention(ex.attention[n], ex.axes[n]) for n in sentence_layers}
+    lines = []
+    for name in word_layers:
+        per_sentence = word_weights(ex, name)
+        top = max((float(w.max()) for w in per_sentence if w.size), default=0.0)
+        lines.append(f"<div class='layer'><span class='layer-name'>{html.escape(name)} "
+                     f"(words); sentence weights from "
+                     f"{html.escape(', '.join(sentence_layers))}</span>")
+        for i, (sentence, values) in enumerate(zip(ex.tokens, per_sentence)):
+            badges = []
+            for s_name in sentence_layers:
+                value = float(received[s_name][i])
+                s_top = float(received[s_name].max())
+                badges.append(f"<span class='s' style='background:"
+                              f"{_colour(_scale(value, s_top))}' title='{html.escape(s_name)}: "
+                              f"{value:.4f}'>{value:.2f}</span>")
+            spans = [f"<span class='w' style='background:{_colour(_scale(float(v), top))}' "
+                     f"title='{float(v):.4f}'>{html.escape(w)}</span>"
+                     for w, v in zip(sentence, values)]
+            lines.append(f"<div class='sentence'>{''.join(badges)}{' '.join(spans)}</div>")
+        lines.append("</div>")
+    return lines
+
+
+def hierarchical_heatmap(explanation, word_layer, sentence_layer, path, title="",
+                         max_sentences=30, max_words=30):
+    """PNG of a hierarchical model's attention (HCAN Figure 4): one row per sentence,
+    its words in cells coloured by their word-level weight, the sentence-level
+    weight in a column on the left."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ex = explanation
+    sentences = ex.tokens[:max_sentences]
+    words = word_weights(ex, word_layer)[:max_sentences]
+    sent = received_attention(ex.attention[sentence_layer],
+                              ex.axes[sentence_layer])[:max_sentences]
+    n_words = min(max_words, max((len(s) for s in sentences), default=1) or 1)
+    grid = np.full((len(sentences), n_words), np.nan)
+    for i, values in enumerate(words):
+        grid[i, :min(len(values), n_words)] = values[:n_words]
+    top = float(np.nanmax(grid)) if np.isfinite(grid).any() else 1.0
+    fig, (ax_s, ax_w) = plt.subplots(
+        1, 2, figsize=(1.2 + 0.75 * n_words, 0.9 + 0.42 * len(sentences)),
+        gridspec_kw={"width_ratios": [1, max(n_words, 1)]}, squeeze=True)
+    ax_s.imshow(np.asarray(sent)[:, None], cmap="Blues", vmin=0,
+                vmax=max(float(np.max(sent, initial=0)), 1e-9), aspect="auto")
+    for i, v in enumerate(sent):
+        ax_s.text(0, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
+    ax_s.set_xticks([0], ["sentence"], fontsize=7)
+    ax_s.set_yticks(range(len(sentences)), [f"s{i + 1}" for i in range(len(sentences))],
+                    fontsize=7)
+    ax_w.imshow(np.nan_to_num(grid), cmap="Reds", vmin=0, vmax=max(top, 1e-9), aspect="auto")
+    for i, sentence in enumerate(sentences):
+        for j, word in enumerate(sentence[:n_words]):
+            ax_w.text(j, i, word, ha="center", va="center", fontsize=6)
+    ax_w.set_xticks([])
+    ax_w.set_yticks([])
+    ax_w.set_title(f"words: {word_layer}; sentences: {sentence_layer}", fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def attention_html(explanations, path, class_names=None, title="Attention", images=None):
@@ -117,7 +214,9 @@ def attention_html(explanations, path, class_names=None, title="Attention", imag
                      + "</div>")
         if not ex.tokens:
             parts.append("<p><em>(empty text: no words)</em></p>")
-        for name, weights in ex.attention.items():
+        if ex.hierarchical and ex.tokens:
+            parts.extend(_hierarchical_lines(ex))
+        for name, weights in ex.attention.items() if not ex.hierarchical else ():
             if not ex.tokens:
                 break
             received = received_attention(weights, ex.axes[name])

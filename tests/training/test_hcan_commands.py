@@ -1,0 +1,51 @@
+"""HCAN and HAN through the commands: they learn BBC News, explain shows both levels."""
+
+import os
+
+import pytest
+
+from kerasattn import runs
+from training import explain, train
+
+SMALL = ["--learning-rate", "0.001", "--model-option", "d=32", "--model-option",
+         "embedding_dim=32", "--model-option", "num_heads=4"]
+
+
+@pytest.fixture(scope="module")
+def hcan_run(tmp_path_factory, shared_data):
+    out = tmp_path_factory.mktemp("runs")
+    return train.train(["--model", "hcan-2sa-target", "--dataset", "bbc", "--epochs", "2",
+                        *SMALL, "--output-dir", str(out), "--run-name", "hcan", "--verbose", "0"])
+
+
+def test_hcan_learns_bbc(hcan_run):
+    run_dir, m = hcan_run
+    assert m["test"]["accuracy"] > 0.85  # 445 held-out articles, 5 topics; ~0.93 measured
+    config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
+    assert config["hierarchical"] and config["train"]["text_mode"] == "hcan"
+    assert (config["train"]["max_sentences"], config["train"]["max_words"]) == (50, 50)
+
+
+def test_han_learns_bbc(tmp_path, shared_data):
+    _, m = train.train(["--model", "han", "--dataset", "bbc", "--epochs", "3",
+                        "--learning-rate", "0.002", "--model-option", "embedding_dim=32",
+                        "--output-dir", str(tmp_path), "--run-name", "han", "--verbose", "0"])
+    assert m["test"]["accuracy"] > 0.8
+
+
+def test_explain_shows_word_and_sentence_weights(hcan_run, tmp_path, capsys):
+    run_dir, _ = hcan_run
+    out = str(tmp_path / "page.html")
+    assert explain.main(["--run", run_dir, "--text",
+                         "The striker scored twice. The club won the cup final!",
+                         "--text", "Shares fell as the bank cut its forecast.",
+                         "--output", out]) == 0
+    assert "2 heatmap(s)" in capsys.readouterr().out
+    page = open(out, encoding="utf-8").read()
+    assert page.count("class='doc'") == 2
+    # the word self-attention and the word target attention, 2 + 1 sentences each
+    assert page.count("class='sentence'") == 2 * 3
+    assert "sentence_target_attention: " in page and ">striker</span>" in page
+    for i in (1, 2):
+        png = f"page-{i}-word_target_attention.png"
+        assert os.path.getsize(tmp_path / png) > 1000 and f"src='{png}'" in page
