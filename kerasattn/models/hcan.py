@@ -125,7 +125,7 @@ for _hier in (False, True):
                 _name, build_hcan,
                 {"hierarchical": _hier, "num_self_attentions": _n, "pooling": _pool,
                  "embedding_dim": 512, "d": 512, "num_heads": 8, "dropout": 0.1,
-                 "max_words": 512 if not _hier else 64,
+                 "max_words": 64 if _hier else 1000,
                  "max_sentences": 64, "values_from_inputs": False,
                  "embeddings_initializer": "uniform"},
                 train_config=HIERARCHICAL_TRAINING if _hier else FLAT_TRAINING,

@@ -49,3 +49,17 @@ def test_explain_shows_word_and_sentence_weights(hcan_run, tmp_path, capsys):
     for i in (1, 2):
         png = f"page-{i}-word_target_attention.png"
         assert os.path.getsize(tmp_path / png) > 1000 and f"src='{png}'" in page
+
+
+VARIANTS = [f"{h}can-{n}sa-{p}" for h in ("", "h") for n in (1, 2) for p in ("maxpool", "target")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", VARIANTS + ["han"])
+def test_every_variant_trains_on_bbc(name, tmp_path, shared_data):
+    """The small configurations of `python -m benchmarks.accuracy --suite hcan` (~1 min each)."""
+    small = (["--learning-rate", "0.001", "--model-option", "embedding_dim=32"]
+             if name == "han" else SMALL)
+    _, m = train.train(["--model", name, "--dataset", "bbc", "--epochs", "3", *small,
+                        "--output-dir", str(tmp_path), "--run-name", name, "--verbose", "0"])
+    assert m["test"]["accuracy"] > 0.8  # 5 topics, chance 0.23

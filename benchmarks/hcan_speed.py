@@ -1,0 +1,162 @@
+"""HCAN's headline: milliseconds per training document, HCAN vs HAN, on the same batches.
+
+    python -m benchmarks.hcan_speed [--dataset imdb] [--batches 20] [--repeats 3]
+    python -m benchmarks.hcan_speed --save-batches batches.npz    # for another machine
+    KERAS_BACKEND=jax python -m benchmarks.hcan_speed --load-batches batches.npz  # no TF needed
+
+Gao et al. (2018, Table 2) report HCAN training more than twice as fast per
+document as HAN. This trains ``hcan-2sa-target`` and ``han`` (their preset
+configurations, or ``--model-option``-style overrides with ``--hcan-option``)
+on the same fixed batches of real training documents (the presets'
+preprocessing: 50 sentences × 50 words, batches of 32 bucketed by number of
+sentences), after warm-up, and reports the median over ``--repeats`` passes
+of milliseconds per training document for each model and their ratio. It
+prints the figures and writes ``benchmarks/results/hcan_speed.md``/``.json``.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+MODELS = ("hcan-2sa-target", "han")
+
+
+def make_batches(dataset, n_batches, seed=0):
+    """(ids, labels, vocabulary size, number of classes) of the first ``n_batches`` shuffled
+    training batches, with the presets' own preprocessing."""
+    from kerasattn import models
+    from kerasattn.data import datasets
+    from kerasattn.data.pipeline import make_dataset
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    train = models.get_preset("hcan-2sa-target").training_defaults()
+    ds = datasets.load(dataset)
+    pre = TextPreprocessor(mode=train["text_mode"], hierarchical=True,
+                           max_sentences=train["max_sentences"], max_words=train["max_words"])
+    pre.adapt(ds.train.texts, min_freq=train["min_freq"], max_size=train["vocab_size"])
+    batches = make_dataset(ds.train.texts, ds.train.labels, pre, train["batch_size"],
+                           shuffle=True, seed=seed).take(n_batches)
+    xs, ys = zip(*[(x.numpy(), y.numpy()) for x, y in batches])
+    return list(xs), list(ys), pre.vocabulary_size, ds.num_classes
+
+
+def time_training(name, xs, ys, vocab_size, num_classes, repeats, overrides, log):
+    """Median seconds per pass over the batches (after one warm-up pass)."""
+    import keras
+    import numpy as np
+
+    from kerasattn import models
+
+    keras.utils.set_random_seed(0)
+    model = models.get(name, vocab_size=vocab_size, num_classes=num_classes, **overrides)
+    model.compile(optimizer=models.get_preset(name).make_optimizer(1e-3),
+                  loss="sparse_categorical_crossentropy")
+    for x, y in zip(xs, ys):  # warm-up: one trace per distinct batch shape
+        model.train_on_batch(x, y)
+    passes = []
+    for r in range(repeats):
+        start = time.perf_counter()
+        for x, y in zip(xs, ys):
+            loss = model.train_on_batch(x, y)
+        passes.append(time.perf_counter() - start)
+        log(f"  {name} pass {r + 1}/{repeats}: {passes[-1]:.2f}s (loss {float(np.mean(loss)):.3f})")
+    return statistics.median(passes), int(model.count_params())
+
+
+def machine():
+    import keras
+
+    cpus = os.cpu_count()
+    return (f"{platform.machine()} {platform.system()}, {cpus} CPUs, Keras {keras.__version__} "
+            f"on {keras.backend.backend()}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.hcan_speed",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--dataset", default="imdb")
+    p.add_argument("--batches", type=int, default=20, help="training batches of 32 documents")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--hcan-option", action="append", default=[], metavar="KEY=JSON",
+                   help="override an hcan-2sa-target option, e.g. d=128 (repeatable)")
+    p.add_argument("--save-batches", metavar="NPZ", help="write the batches and stop")
+    p.add_argument("--load-batches", metavar="NPZ", help="use batches saved by --save-batches")
+    p.add_argument("--output", default=os.path.join(RESULTS, "hcan_speed"),
+                   help="results path without extension (.md and .json are written)")
+    args = p.parse_args(argv)
+    import numpy as np
+
+    def log(msg):
+        print(msg, flush=True)
+
+    if args.load_batches:
+        with np.load(args.load_batches) as f:
+            n = int(f["n"])
+            xs = [f[f"x{i}"] for i in range(n)]
+            ys = [f[f"y{i}"] for i in range(n)]
+            vocab_size, num_classes = int(f["vocab_size"]), int(f["num_classes"])
+    else:
+        xs, ys, vocab_size, num_classes = make_batches(args.dataset, args.batches)
+    if args.save_batches:
+        np.savez_compressed(args.save_batches, n=len(xs), vocab_size=vocab_size,
+                            num_classes=num_classes, **{f"x{i}": x for i, x in enumerate(xs)},
+                            **{f"y{i}": y for i, y in enumerate(ys)})
+        log(f"wrote {len(xs)} batches to {args.save_batches}")
+        return 0
+    hcan_options = {}
+    for item in args.hcan_option:
+        key, _, value = item.partition("=")
+        hcan_options[key] = json.loads(value)
+    docs = sum(len(x) for x in xs)
+    real = sum(int((x > 0).sum()) for x in xs)
+    cells = sum(x.size for x in xs)
+    log(f"{len(xs)} batches, {docs} documents, {real:,} real tokens, padding "
+        f"{1 - real / cells:.0%} of the cells; {machine()}")
+    rows = {}
+    for name in MODELS:
+        overrides = hcan_options if name == "hcan-2sa-target" else {}
+        seconds, params = time_training(name, xs, ys, vocab_size, num_classes, args.repeats,
+                                        overrides, log)
+        rows[name] = {"ms_per_document": 1000 * seconds / docs, "parameters": params,
+                      "options": overrides}
+        log(f"{name}: {rows[name]['ms_per_document']:.2f} ms per training document "
+            f"({params:,} parameters)")
+    ratio = rows["han"]["ms_per_document"] / rows["hcan-2sa-target"]["ms_per_document"]
+    log(f"han / hcan-2sa-target: {ratio:.2f}x (> 1 means HCAN trains faster)")
+
+    command = "python -m benchmarks.hcan_speed " + " ".join(argv if argv is not None else
+                                                           __import__("sys").argv[1:])
+    result = {"date": datetime.date.today().isoformat(), "command": command.strip(),
+              "machine": machine(), "dataset": args.dataset, "batches": len(xs),
+              "documents": docs, "padding": 1 - real / cells, "models": rows,
+              "han_over_hcan": ratio}
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(args.output + ".json", "w") as fh:
+        json.dump(result, fh, indent=2)
+    lines = [f"# HCAN vs HAN training speed ({args.dataset})", "",
+             f"Measured {result['date']} with `{result['command']}` on {result['machine']}.",
+             f"{len(xs)} batches of real training documents ({docs} documents, padding "
+             f"{result['padding']:.0%} of the cells), one warm-up pass, median of "
+             f"{args.repeats} passes.", "",
+             "| model | options | parameters | ms per training document |", "|---|---|---|---|"]
+    for name, row in rows.items():
+        opts = ", ".join(f"{k}={v}" for k, v in row["options"].items()) or "preset"
+        lines.append(f"| {name} | {opts} | {row['parameters']:,} | "
+                     f"{row['ms_per_document']:.2f} |")
+    lines += ["", f"HAN / HCAN time per document: **{ratio:.2f}×** "
+                  "(the paper reports HCAN more than 2× faster, on a GPU)."]
+    with open(args.output + ".md", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    log(f"wrote {args.output}.md")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
