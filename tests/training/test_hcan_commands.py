@@ -63,3 +63,19 @@ def test_every_variant_trains_on_bbc(name, tmp_path, shared_data):
     _, m = train.train(["--model", name, "--dataset", "bbc", "--epochs", "3", *small,
                         "--output-dir", str(tmp_path), "--run-name", name, "--verbose", "0"])
     assert m["test"]["accuracy"] > 0.8  # 5 topics, chance 0.23
+
+
+def test_speed_benchmark_writes_both_models(tmp_path, shared_data, capsys):
+    from benchmarks import hcan_speed
+
+    out = str(tmp_path / "speed")
+    assert hcan_speed.main(["--batches", "1", "--repeats", "1", "--no-preset",
+                            "--hcan-config", "d=16 embedding_dim=16 num_heads=2",
+                            "--output", out]) == 0
+    result = runs.read_json(out + ".json")
+    assert [r["model"] for r in result["models"]] == ["han", "hcan-2sa-target"]
+    assert result["models"][1]["options"] == {"d": 16, "embedding_dim": 16, "num_heads": 2}
+    assert all(r["ms_per_document"] > 0 for r in result["models"])
+    assert result["documents"] == 32
+    table = open(out + ".md").read()
+    assert "| han | preset |" in table and "d=16, embedding_dim=16, num_heads=2" in table
