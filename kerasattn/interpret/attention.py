@@ -218,7 +218,8 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
 
     is_probe = isinstance(model.output, dict) and "probabilities" in model.output
     probe = model if is_probe else attention_model(model)
-    axes = dict(probe.attention_axes)
+    axes = getattr(probe, "attention_axes", None) or {
+        l.name: attention_axes(l) for l in attention_layers(model)}
     items = list(texts_or_ids) if not isinstance(texts_or_ids, np.ndarray) else texts_or_ids
     if len(items) == 0:
         return
@@ -228,9 +229,9 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
                          "or pass token ids")
     hierarchical = len(probe.inputs[0].shape) == 3
     if preprocessor is not None and preprocessor.hierarchical != hierarchical:
-        raise ValueError(f"model {model.name!r} takes {'(sentences, words)' if hierarchical else 'flat'}"
-                         f" ids but the preprocessor is {'' if preprocessor.hierarchical else 'not '}"
-                         "hierarchical")
+        takes = "(sentences, words)" if hierarchical else "flat"
+        raise ValueError(f"model {model.name!r} takes {takes} ids but the preprocessor is "
+                         f"{'' if preprocessor.hierarchical else 'not '}hierarchical")
     vocab = preprocessor.vocabulary if preprocessor is not None else None
     for start in range(0, len(items), batch_size):
         chunk = items[start:start + batch_size]
