@@ -49,7 +49,8 @@ def make_batches(dataset, n_batches, seed=0):
 
 
 def time_training(name, xs, ys, vocab_size, num_classes, repeats, overrides, log):
-    """Median seconds per pass over the batches (after one warm-up pass)."""
+    """(median seconds per pass over the batches after one warm-up pass, parameters,
+    analytic training FLOPs of one pass)."""
     import keras
     import numpy as np
 
@@ -68,7 +69,36 @@ def time_training(name, xs, ys, vocab_size, num_classes, repeats, overrides, log
             loss = model.train_on_batch(x, y)
         passes.append(time.perf_counter() - start)
         log(f"  {name} pass {r + 1}/{repeats}: {passes[-1]:.2f}s (loss {float(np.mean(loss)):.3f})")
-    return statistics.median(passes), int(model.count_params())
+    config = {**models.get_preset(name).model_config, **overrides}
+    flops = sum(training_flops(name, config, x) for x in xs)
+    return statistics.median(passes), int(model.count_params()), flops
+
+
+def training_flops(name, config, x):
+    """Analytic FLOPs of one training step on batch ``x`` (batch, sentences, words).
+
+    Multiply-adds of the matrix products over every cell, padding included
+    (both models compute padded positions and mask them), forward × 3 for
+    forward plus backward, × 2 FLOPs per multiply-add. Element-wise work
+    (activations, softmax, layer norm) is left out.
+    """
+    b, s, w = x.shape
+    words, sentences = b * s * w, b * s
+    if name == "han":
+        e, u, a = config["embedding_dim"], config["units"], config["attention_units"]
+        gru = lambda n_in: 2 * 3 * (n_in * u + u * u)  # noqa: E731  (both directions)
+        macs = words * (gru(e) + 2 * u * a + a) + sentences * (gru(2 * u) + 2 * u * a + a)
+    else:
+        d, n_sa = config["d"], config["num_self_attentions"]
+        target = config["pooling"] == "target"
+
+        def level(cells, length, n_in):
+            per_cell = n_sa * (3 * 3 * n_in * d + 2 * length * d)  # Q, K, V convs; QKᵀ, AV
+            per_cell += (2 * 3 * d * d + 2 * d) if target else 0   # target K, V convs; TK, AV
+            return cells * per_cell
+
+        macs = level(words, w, config["embedding_dim"]) + level(sentences, s, d)
+    return 3 * 2 * macs
 
 
 def machine():
@@ -117,12 +147,15 @@ def main(argv=None):
         f"{1 - real / cells:.0%} of the cells; {machine()}")
     rows = []
     for name, overrides in [("han", {})] + [("hcan-2sa-target", c) for c in configs]:
-        seconds, params = time_training(name, xs, ys, vocab_size, num_classes, args.repeats,
-                                        overrides, log)
+        seconds, params, flops = time_training(name, xs, ys, vocab_size, num_classes,
+                                               args.repeats, overrides, log)
         rows.append({"model": name, "options": overrides, "parameters": params,
-                     "ms_per_document": 1000 * seconds / docs})
+                     "ms_per_document": 1000 * seconds / docs,
+                     "gflop_per_document": flops / docs / 1e9,
+                     "achieved_gflop_per_second": flops / seconds / 1e9})
         log(f"{name} {overrides or ''}: {rows[-1]['ms_per_document']:.2f} ms per training "
-            f"document ({params:,} parameters)")
+            f"document, {rows[-1]['gflop_per_document']:.2f} GFLOP each, "
+            f"{rows[-1]['achieved_gflop_per_second']:.0f} GFLOP/s ({params:,} parameters)")
     han_ms = rows[0]["ms_per_document"]
     for row in rows[1:]:
         row["han_over_hcan"] = han_ms / row["ms_per_document"]
@@ -142,15 +175,20 @@ def main(argv=None):
              f"{len(xs)} batches of real training documents ({docs} documents, padding "
              f"{result['padding']:.0%} of the cells), one warm-up pass, median of "
              f"{args.repeats} passes.", "",
-             "| model | options | parameters | ms per training document | HAN ms / this ms |",
-             "|---|---|---|---|---|"]
+             "| model | options | parameters | ms per training document | HAN ms / this ms "
+             "| GFLOP per document | achieved GFLOP/s |",
+             "|---|---|---|---|---|---|---|"]
     for row in rows:
         opts = ", ".join(f"{k}={v}" for k, v in row["options"].items()) or "preset"
         ratio = f"{row['han_over_hcan']:.2f}" if "han_over_hcan" in row else "-"
         lines.append(f"| {row['model']} | {opts} | {row['parameters']:,} | "
-                     f"{row['ms_per_document']:.2f} | {ratio} |")
+                     f"{row['ms_per_document']:.2f} | {ratio} | {row['gflop_per_document']:.3f} "
+                     f"| {row['achieved_gflop_per_second']:.0f} |")
     lines += ["", "HAN ms / HCAN ms above 1 means HCAN trains faster per document; the paper "
-                  "reports more than 2 (Table 2, on a GPU)."]
+                  "reports more than 2 (Table 2, on a GPU). GFLOP are analytic: the matrix "
+                  "products of one training step (forward + backward = 3 × forward) over every "
+                  "cell of the padded batches, element-wise work left out "
+                  "(`training_flops` in `benchmarks/hcan_speed.py`)."]
     with open(args.output + ".md", "w") as fh:
         fh.write("\n".join(lines) + "\n")
     log(f"wrote {args.output}.md")

@@ -79,3 +79,21 @@ def test_speed_benchmark_writes_both_models(tmp_path, shared_data, capsys):
     assert result["documents"] == 32
     table = open(out + ".md").read()
     assert "| han | preset |" in table and "d=16, embedding_dim=16, num_heads=2" in table
+
+
+def test_analytic_flops_by_hand():
+    """One word in one sentence: HAN with e=2, u=1, a=1 does 2·3·(2+1) + 3 multiply-adds at
+    each level; HCAN-1sa-maxpool with d=e=2 does 9·2·2 + 2·1·2 at each level; ×6 for
+    a training step in FLOPs."""
+    import numpy as np
+
+    from benchmarks.hcan_speed import training_flops
+
+    x = np.zeros((1, 1, 1))
+    assert training_flops("han", {"embedding_dim": 2, "units": 1, "attention_units": 1}, x) \
+        == 6 * 2 * 21
+    hcan = {"d": 2, "num_self_attentions": 1, "pooling": "max", "embedding_dim": 2}
+    assert training_flops("hcan-1sa-maxpool", hcan, x) == 6 * 2 * 40
+    # target pooling adds its two convolutions and T·K, A·V per cell at each level
+    assert training_flops("hcan-1sa-target", {**hcan, "pooling": "target"}, x) \
+        == 6 * 2 * (40 + 2 * 3 * 4 + 4)
