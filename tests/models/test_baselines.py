@@ -22,6 +22,22 @@ def ids_batch(rng, lengths, pad_to):
     return x
 
 
+def shaped_for(name, x, words=4):
+    """Flat ids for flat models; for hierarchical ones, each text cut into sentences of
+    ``words`` words: (batch, length) -> (batch, length / words, words)."""
+    if not models.get_preset(name).hierarchical:
+        return x
+    return x.reshape(x.shape[0], -1, words)
+
+
+def padded(name, x, extra):
+    """``x`` with ``extra`` more padded positions (for hierarchical models: more padded
+    sentences and longer padded sentences)."""
+    if x.ndim == 2:
+        return np.pad(x, [[0, 0], [0, extra]])
+    return np.pad(x, [[0, 0], [0, extra], [0, extra]])
+
+
 def test_registry_lists_the_foundation_models():
     assert set(KERAS_MODELS) >= {"mlp", "cnn", "rnn", "lstm", "bilstm", "gru"}
     assert set(models.names(kind="classical")) == {"nb", "lr"}
@@ -43,8 +59,8 @@ def test_same_text_padded_to_different_lengths_gives_the_same_prediction(name, o
     model = models.get(name, vocab_size=VOCAB, num_classes=3, **options)
     rng = np.random.default_rng(0)
     lengths = [1, 7, 12, 3]
-    short = ids_batch(rng, lengths, 12)
-    longer = np.pad(short, [[0, 0], [0, 29]])
+    short = shaped_for(name, ids_batch(rng, lengths, 12))
+    longer = padded(name, short, 29)
     a = keras.ops.convert_to_numpy(model(short, training=False))
     b = keras.ops.convert_to_numpy(model(longer, training=False))
     assert a.shape == (4, 3) and a.dtype == np.float32
@@ -52,14 +68,15 @@ def test_same_text_padded_to_different_lengths_gives_the_same_prediction(name, o
     np.testing.assert_allclose(a, b, atol=tol)
     np.testing.assert_allclose(a.sum(axis=1), 1.0, atol=1e-3)
     # alone or batched with longer texts, a text gets the same prediction
-    alone = keras.ops.convert_to_numpy(model(short[:1, :1], training=False))
+    alone = keras.ops.convert_to_numpy(model(short[:1, :1, :1] if short.ndim == 3
+                                             else short[:1, :1], training=False))
     np.testing.assert_allclose(alone, a[:1], atol=tol)
 
 
 @pytest.mark.parametrize("name,options", VARIANTS, ids=VARIANT_IDS)
 def test_empty_text_gives_finite_probabilities(name, options):
     model = models.get(name, vocab_size=VOCAB, num_classes=2, **options)
-    out = keras.ops.convert_to_numpy(model(np.zeros((2, 1), "int32")))
+    out = keras.ops.convert_to_numpy(model(shaped_for(name, np.zeros((2, 4), "int32"))))
     assert np.isfinite(out).all()
 
 
@@ -69,7 +86,7 @@ def test_trains_and_round_trips_through_keras_format(name, options, tmp_path):
     model = models.get(name, vocab_size=VOCAB, num_classes=2, **options)
     model.compile("adam", "sparse_categorical_crossentropy")
     rng = np.random.default_rng(1)
-    x = ids_batch(rng, [5, 9, 2, 11], 11)
+    x = shaped_for(name, ids_batch(rng, [5, 9, 2, 11], 12))
     y = np.array([0, 1, 0, 1])
     before = [keras.ops.convert_to_numpy(w).copy() for w in model.trainable_weights]
     model.fit(x, y, epochs=1, verbose=0)

@@ -39,6 +39,11 @@ def test_variants_follow_the_paper(name):
     assert (cfg["d"], cfg["num_heads"], cfg["embedding_dim"], cfg["dropout"]) == (512, 8, 512, 0.1)
     train = preset.training_defaults()
     assert train["text_mode"] == "hcan" and train["learning_rate"] == 2e-5
+    assert train["min_freq"] == 5
+    if preset.hierarchical:
+        assert (train["max_sentences"], train["max_words"]) == (50, 50)
+    else:
+        assert train["max_length"] == 1000
     opt = preset.make_optimizer(train["learning_rate"])
     assert isinstance(opt, keras.optimizers.Adam)
     assert (opt.beta_1, opt.beta_2) == (0.9, 0.99)
