@@ -82,7 +82,8 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; co
 .w { padding: 2px 3px; margin: 0 1px; border-radius: 3px; }
 .sentence { margin: .15em 0; }
 .s { display: inline-block; min-width: 3.2em; font-size: .75em; text-align: right;
-     padding: 1px 4px; margin-right: .5em; border-radius: 3px; font-variant-numeric: tabular-nums; }
+     padding: 1px 4px; margin-right: .5em; border-radius: 3px;
+     font-variant-numeric: tabular-nums; }
 .pred { font-weight: 600; }
 .probs { font-size: .85em; color: #444; }
 .legend { display: inline-block; width: 12em; height: 1em; vertical-align: middle;
@@ -99,7 +100,8 @@ def hierarchical_levels(explanation):
 
 
 def word_weights(explanation, name):
-    """Per sentence, the attention each of its words receives from layer ``name`` (a list of arrays)."""
+    """Per sentence, the attention each of its words receives from layer ``name``
+    (a list of arrays, one per sentence)."""
     weights, axes = explanation.attention[name], explanation.axes[name]
     return [received_attention(weights[i], axes[1:])[:len(sentence)]
             for i, sentence in enumerate(explanation.tokens)]
@@ -141,13 +143,17 @@ def hierarchical_heatmap(explanation, word_layer, sentence_layer, path, title=""
                          max_sentences=30, max_words=30):
     """PNG of a hierarchical model's attention (HCAN Figure 4): one row per sentence,
     its words in cells coloured by their word-level weight, the sentence-level
-    weight in a column on the left."""
+    weight in a column on the left. Longer texts show their first ``max_sentences``
+    sentences and ``max_words`` words of each (the title says so)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     ex = explanation
+    longest = max((len(s) for s in ex.tokens), default=0)
+    if len(ex.tokens) > max_sentences or longest > max_words:
+        title = f"{title} (first {max_sentences} sentences, {max_words} words each)".strip()
     sentences = ex.tokens[:max_sentences]
     words = word_weights(ex, word_layer)[:max_sentences]
     sent = received_attention(ex.attention[sentence_layer],
