@@ -4,8 +4,10 @@ from kerasattn.layers.attention_pooling import AttentionPooling
 from kerasattn.layers.conv_multihead_attention import ConvMultiheadAttention
 from kerasattn.layers.feed_forward_block import FeedForwardBlock
 from kerasattn.layers.fold_sentences import FoldSentences
+from kerasattn.layers.highway import Highway
 from kerasattn.layers.kim_conv import KimConvPool
 from kerasattn.layers.learned_positional_embedding import LearnedPositionalEmbedding
+from kerasattn.layers.maxout import Maxout
 from kerasattn.layers.parallel_conv_attention import ParallelConvAttention
 from kerasattn.layers.pooling import MaskedGlobalAveragePooling1D, MaskedGlobalMaxPooling1D
 from kerasattn.layers.positional_encoding import SinusoidalPositionalEncoding
@@ -14,6 +16,7 @@ from kerasattn.layers.target_attention import TargetAttention
 from kerasattn.layers.unfold_sentences import UnfoldSentences
 
 __all__ = ["AttentionPooling", "ConvMultiheadAttention", "FeedForwardBlock", "FoldSentences",
-           "KimConvPool", "LearnedPositionalEmbedding", "MaskedGlobalAveragePooling1D",
-           "MaskedGlobalMaxPooling1D", "ParallelConvAttention", "SelfAttentionBlock",
+           "Highway", "KimConvPool", "LearnedPositionalEmbedding",
+           "MaskedGlobalAveragePooling1D", "MaskedGlobalMaxPooling1D", "Maxout",
+           "ParallelConvAttention", "SelfAttentionBlock",
            "SinusoidalPositionalEncoding", "TargetAttention", "UnfoldSentences"]

@@ -17,6 +17,8 @@ LAYERS = {
     "TargetAttention": lambda: L.TargetAttention(num_heads=2, dropout=0.0),
     "LearnedPositionalEmbedding": lambda: L.LearnedPositionalEmbedding(16, dropout=0.0),
     "AttentionPooling": lambda: L.AttentionPooling(units=6),
+    "Highway": lambda: L.Highway(num_layers=2),
+    "Maxout": lambda: L.Maxout(units=5, pool_size=3, num_layers=2),
 }
 # Layers whose inputs are not one (batch, time, features) sequence, tested on their own.
 OWN_TESTS = {

@@ -1,0 +1,81 @@
+"""Highway layers (Srivastava et al. 2015), as IRAM uses them (Tutek & Šnajder 2018, §3.1, §3.4)."""
+
+import keras
+
+
+@keras.saving.register_keras_serializable(package="kerasattn")
+class Highway(keras.layers.Layer):
+    """A stack of highway layers: ``y = g ⊙ H(x) + (1 − g) ⊙ x`` per layer.
+
+    ``H(x) = act(W_H x + b_H)`` and the transform gate
+    ``g = sigmoid(W_g x + b_g)``. IRAM initialises every gate bias to 1
+    (§4.2, "as recommended by Srivastava et al."), so a new layer starts
+    mostly transforming (g ≈ 0.73); ``gate_bias_initializer`` changes that
+    (Srivastava et al. suggest negative values for very deep stacks). Works on
+    any rank (the last axis is transformed) and passes the mask through.
+
+    Args:
+        num_layers: how many highway layers are stacked (2 over IRAM's
+            embeddings, 1 over its query and summaries).
+        activation: the activation of H (ReLU by default).
+        gate_bias_initializer: the initial gate bias (1.0 in IRAM §4.2).
+        kernel_initializer: initializer of W_H and W_g (IRAM: N(0, 0.01)).
+
+    Call arguments:
+        inputs: (..., d). mask: passed on unchanged.
+
+    Example:
+    >>> Highway(num_layers=2)(np.ones((3, 5, 8), "float32")).shape
+    (3, 5, 8)
+    """
+
+    def __init__(self, num_layers=1, activation="relu", gate_bias_initializer=1.0,
+                 kernel_initializer="glorot_uniform", **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(num_layers, int) or num_layers < 1:
+            raise ValueError(f"num_layers must be a positive integer, got {num_layers!r}")
+        self.num_layers = num_layers
+        self.activation = keras.activations.get(activation)
+        self.gate_bias_initializer = float(gate_bias_initializer)
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        d = input_shape[-1]
+        if d is None:
+            raise ValueError("Highway needs a known last dimension")
+        self._transforms, self._gates = [], []
+        for i in range(self.num_layers):
+            transform = keras.layers.Dense(d, activation=self.activation, name=f"transform_{i}",
+                                           kernel_initializer=self.kernel_initializer,
+                                           dtype=self.dtype_policy)
+            gate = keras.layers.Dense(
+                d, activation="sigmoid", name=f"gate_{i}",
+                kernel_initializer=self.kernel_initializer,
+                bias_initializer=keras.initializers.Constant(self.gate_bias_initializer),
+                dtype=self.dtype_policy)
+            transform.build(input_shape)
+            gate.build(input_shape)
+            self._transforms.append(transform)
+            self._gates.append(gate)
+
+    def call(self, inputs, mask=None):
+        x = inputs
+        for transform, gate in zip(self._transforms, self._gates):
+            g = gate(x)
+            x = g * transform(x) + (1 - g) * x
+        return x
+
+    def compute_mask(self, inputs, mask=None):
+        return mask
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(num_layers=self.num_layers,
+                      activation=keras.activations.serialize(self.activation),
+                      gate_bias_initializer=self.gate_bias_initializer,
+                      kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
+        return config
