@@ -10,7 +10,9 @@ away, so each document gets exactly one weight per real token on each token
 axis.
 
 Axis names: ``"query"``, ``"key"`` and ``"token"`` run over the text's tokens
-(trimmed to its length); any other name (``"head"``, ``"step"``) is kept whole.
+(trimmed to its length); ``"memory"`` runs over the tokens and then one
+entry per ``"step"`` but the last (IRAM's summaries: the padding between the
+two is cut away); any other name (``"head"``, ``"step"``) is kept whole.
 
 Hierarchical models (HCAN, HAN) fold sentences into the batch for their word
 level (:class:`~kerasattn.layers.FoldSentences`). The weights of a word-level
@@ -183,7 +185,14 @@ class Explanation:
 
 
 def _trim(weights, axes, n, sentences=None):
-    """Cut the padding: token axes to ``n``; a "sentence" axis to ``sentences``."""
+    """Cut the padding: token axes to ``n``; a "sentence" axis to ``sentences``; a
+    "memory" axis to its first ``n`` entries and its last (steps − 1)."""
+    weights = np.asarray(weights)
+    if "memory" in axes:
+        axis = axes.index("memory")
+        total, summaries = weights.shape[axis], weights.shape[axes.index("step")] - 1
+        keep = np.r_[0:min(n, total - summaries), total - summaries:total]
+        weights = np.take(weights, keep, axis=axis)
     index = tuple(slice(0, n) if a in TOKEN_AXES else
                   slice(0, sentences) if a == "sentence" else slice(None) for a in axes)
     return np.asarray(weights[index], dtype=np.float32)

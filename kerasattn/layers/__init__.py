@@ -5,6 +5,7 @@ from kerasattn.layers.conv_multihead_attention import ConvMultiheadAttention
 from kerasattn.layers.feed_forward_block import FeedForwardBlock
 from kerasattn.layers.fold_sentences import FoldSentences
 from kerasattn.layers.highway import Highway
+from kerasattn.layers.iterative_recursive_attention import IterativeRecursiveAttention
 from kerasattn.layers.kim_conv import KimConvPool
 from kerasattn.layers.learned_positional_embedding import LearnedPositionalEmbedding
 from kerasattn.layers.maxout import Maxout
@@ -16,7 +17,7 @@ from kerasattn.layers.target_attention import TargetAttention
 from kerasattn.layers.unfold_sentences import UnfoldSentences
 
 __all__ = ["AttentionPooling", "ConvMultiheadAttention", "FeedForwardBlock", "FoldSentences",
-           "Highway", "KimConvPool", "LearnedPositionalEmbedding",
+           "Highway", "IterativeRecursiveAttention", "KimConvPool", "LearnedPositionalEmbedding",
            "MaskedGlobalAveragePooling1D", "MaskedGlobalMaxPooling1D", "Maxout",
            "ParallelConvAttention", "SelfAttentionBlock",
            "SinusoidalPositionalEncoding", "TargetAttention", "UnfoldSentences"]

@@ -24,6 +24,7 @@ LAYERS = {
 OWN_TESTS = {
     "FoldSentences": "tests/layers/test_sentence_folding.py",
     "UnfoldSentences": "tests/layers/test_sentence_folding.py",
+    "IterativeRecursiveAttention": "tests/layers/test_iterative_recursive_attention.py",
 }
 VARIANTS = {
     "ConvMultiheadAttention-tanh-units4": lambda: L.ConvMultiheadAttention(
