@@ -4,6 +4,7 @@ from kerasattn.models import baselines  # noqa: F401  (registers mlp, cnn, rnn, 
 from kerasattn.models import sanet  # noqa: F401  (registers sanet-*)
 from kerasattn.models import hcan  # noqa: F401  (registers can-*, hcan-*)
 from kerasattn.models import han  # noqa: F401  (registers han)
+from kerasattn.models import iram  # noqa: F401  (registers iram-*)
 from kerasattn import classical  # noqa: F401  (registers nb, lr)
 from kerasattn.models.registry import Preset, get, get_preset, names, register, unregister
 
