@@ -209,7 +209,8 @@ def _train_keras(config, ds, run_dir, log, verbose):
                 else tf.distribute.get_strategy())
     with strategy.scope():
         model = models.get(config["model"], vocab_size=pre.vocabulary_size,
-                           num_classes=ds.num_classes, **config["model_overrides"])
+                           num_classes=ds.num_classes, vocabulary=pre.vocabulary,
+                           **config["model_overrides"])
         if config.get("embeddings"):
             from kerasattn import embeddings
 

@@ -1,6 +1,7 @@
 """Layers of the zoo: one public layer per module, all registered under 'kerasattn'."""
 
 from kerasattn.layers.attention_pooling import AttentionPooling
+from kerasattn.layers.char_ngram_embedding import CharNgramEmbedding
 from kerasattn.layers.conv_multihead_attention import ConvMultiheadAttention
 from kerasattn.layers.feed_forward_block import FeedForwardBlock
 from kerasattn.layers.fold_sentences import FoldSentences
@@ -16,7 +17,7 @@ from kerasattn.layers.self_attention_block import SelfAttentionBlock
 from kerasattn.layers.target_attention import TargetAttention
 from kerasattn.layers.unfold_sentences import UnfoldSentences
 
-__all__ = ["AttentionPooling", "ConvMultiheadAttention", "FeedForwardBlock", "FoldSentences",
+__all__ = ["AttentionPooling", "CharNgramEmbedding", "ConvMultiheadAttention", "FeedForwardBlock", "FoldSentences",
            "Highway", "IterativeRecursiveAttention", "KimConvPool", "LearnedPositionalEmbedding",
            "MaskedGlobalAveragePooling1D", "MaskedGlobalMaxPooling1D", "Maxout",
            "ParallelConvAttention", "SelfAttentionBlock",

@@ -9,8 +9,12 @@ concatenated) the initial query x̂ → :class:`IterativeRecursiveAttention`
 ``iram-baseline`` (§4.3): the same encoder with no attention: the maxout
 classifier reads the BiLSTM's last hidden states (both directions).
 
-The full encoder of §3.4 (character n-grams, highway over the embeddings,
-a deeper BiLSTM with a query highway) is not built yet.
+``iram-full`` (§3.4): word embeddings concatenated with the mean of the
+word's character n-gram embeddings (:class:`CharNgramEmbedding`: 100-d,
+learned and hashed, since the pretrained n-gram vectors of Hashimoto et al.
+cannot be downloaded here) → dropout → a two-layer :class:`Highway` →
+a BiLSTM of l_ctx + l_query = 2 + 1 layers: the l_ctx-th layer's outputs
+are H, the last layer's final cell states through one highway layer are x̂.
 
 Preset defaults are §4.2's recipe: every weight drawn from N(0, 0.01) (the
 embeddings too, unless GloVe is loaded with ``--embeddings``), Adam with
@@ -23,7 +27,7 @@ paper's {400, 500, 1000}; the paper tuned it per task).
 
 import keras
 
-from kerasattn.layers import IterativeRecursiveAttention, Maxout
+from kerasattn.layers import CharNgramEmbedding, Highway, IterativeRecursiveAttention, Maxout
 from kerasattn.models.registry import Preset, register
 
 
@@ -67,6 +71,62 @@ def build_iram(vocab_size, num_classes, attention=True, embedding_dim=300, units
     return keras.Model(ids, out, name=name)
 
 
+def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
+                    ngram_dim=100, ngram_buckets=100_000, units=400, context_layers=2,
+                    query_layers=1, steps=3, gamma=3e-4, maxout_units=200, maxout_pool_size=4,
+                    maxout_layers=2, embedding_dropout=0.1, dropout=0.1, init_stddev=0.01,
+                    name="iram-full"):
+    """Build IRAM with the full encoder of §3.4.
+
+    Args:
+        vocabulary: the id -> token list that fixes each id's character
+            n-grams (``training.train`` passes the run's; without it the
+            n-gram part is zero until :meth:`CharNgramEmbedding.set_vocabulary`).
+        ngram_dim: size of the n-gram vectors (100).
+        ngram_buckets: rows of the hashed n-gram table.
+        context_layers: l_ctx, the BiLSTM layers whose last output is H (2).
+        query_layers: l_query, the BiLSTM layers above them whose final cell
+            state makes the initial query (1).
+        The other arguments are :func:`build_iram`'s.
+    """
+    if context_layers < 1 or query_layers < 1:
+        raise ValueError("context_layers and query_layers must be >= 1")
+    init = keras.initializers.RandomNormal(stddev=init_stddev)
+    ids = keras.Input((None,), dtype="int32", name="token_ids")
+    words = keras.layers.Embedding(vocab_size, embedding_dim, mask_zero=True, name="embedding",
+                                   embeddings_initializer=init)(ids)
+    words = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(words)
+    ngram_layer = CharNgramEmbedding(vocab_size, ngram_dim, num_buckets=ngram_buckets,
+                                     embeddings_initializer=init, name="char_ngrams")
+    x = keras.layers.Concatenate(name="word_and_ngrams")([words, ngram_layer(ids)])
+    x = Highway(num_layers=2, kernel_initializer=init, name="embedding_highway")(x)
+
+    def bilstm(i, states=False):
+        return keras.layers.Bidirectional(
+            keras.layers.LSTM(units, return_sequences=True, return_state=states,
+                              unit_forget_bias=True, kernel_initializer=init,
+                              recurrent_initializer=init), name=f"encoder_{i}")
+
+    for i in range(1, context_layers + 1):
+        x = bilstm(i)(x)
+    hidden = x
+    for i in range(context_layers + 1, context_layers + query_layers):
+        x = bilstm(i)(x)
+    _, _, c_fw, _, c_bw = bilstm(context_layers + query_layers, states=True)(x)
+    query = keras.layers.Concatenate(name="final_cell_states")([c_fw, c_bw])
+    query = Highway(num_layers=1, kernel_initializer=init, name="query_highway")(query)
+    features = IterativeRecursiveAttention(steps=steps, gamma=gamma, kernel_initializer=init,
+                                           name="iterative_attention")([hidden, query])
+    features = Maxout(maxout_units, maxout_pool_size, maxout_layers, dropout=dropout,
+                      kernel_initializer=init, name="maxout")(features)
+    out = keras.layers.Dense(num_classes, activation="softmax", dtype="float32",
+                             kernel_initializer=init, name="probabilities")(features)
+    model = keras.Model(ids, out, name=name)
+    if vocabulary is not None:
+        ngram_layer.set_vocabulary(vocabulary)
+    return model
+
+
 def paper_optimizer(learning_rate):
     """§4.2: Adam with AMSGrad, global gradient-norm clipping at 1.0, weight decay 3e-5."""
     return keras.optimizers.Adam(learning_rate, amsgrad=True, global_clipnorm=1.0,
@@ -81,6 +141,12 @@ register(Preset("iram-vanilla", build_iram, {**_CONFIG, "attention": True},
                 train_config=_TRAIN, make_optimizer=paper_optimizer,
                 description="IRAM vanilla (Tutek & Šnajder 2018): BiLSTM 400 + T=3 iterative "
                             "recursive attention + maxout"))
+register(Preset("iram-full", build_iram_full,
+                {**_CONFIG, "ngram_dim": 100, "ngram_buckets": 100_000, "context_layers": 2,
+                 "query_layers": 1},
+                train_config=_TRAIN, make_optimizer=paper_optimizer, needs_vocabulary=True,
+                description="IRAM full: word + hashed char n-gram embeddings, 2-layer highway, "
+                            "3-layer BiLSTM (H from layer 2, query from layer 3 + highway)"))
 register(Preset("iram-baseline", build_iram, {**_CONFIG, "attention": False},
                 train_config=_TRAIN, make_optimizer=paper_optimizer,
                 description="IRAM's §4.3 baseline: maxout over the BiLSTM's last states"))

@@ -44,6 +44,8 @@ class Preset:
         description: one line for ``--help`` and the README.
         make_optimizer: optional ``f(learning_rate) -> keras optimizer`` for
             recipes a plain optimizer name cannot express.
+        needs_vocabulary: the builder also takes ``vocabulary`` (the id ->
+            token list), e.g. to derive character n-grams of each id.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Preset:
     hierarchical: bool = False
     description: str = ""
     make_optimizer: Callable | None = None
+    needs_vocabulary: bool = False
 
     def training_defaults(self):
         unknown = set(self.train_config) - set(TRAIN_DEFAULTS)
@@ -89,13 +92,15 @@ def names(kind=None):
     return sorted(n for n, p in _PRESETS.items() if kind is None or p.kind == kind)
 
 
-def get(name, vocab_size=None, num_classes=2, **overrides):
+def get(name, vocab_size=None, num_classes=2, vocabulary=None, **overrides):
     """Build a registered model.
 
     Args:
         name: the preset name.
         vocab_size: vocabulary size, padding and OOV ids included (Keras models).
         num_classes: number of classes.
+        vocabulary: the id -> token list, for presets with ``needs_vocabulary``
+            (ignored by the others).
         **overrides: replace entries of the preset's model config.
     """
     preset = get_preset(name)
@@ -112,4 +117,6 @@ def get(name, vocab_size=None, num_classes=2, **overrides):
         return preset.builder(num_classes=num_classes, **config)
     if not vocab_size or vocab_size < 3:
         raise ValueError(f"vocab_size must be >= 3 (padding, OOV, a word), got {vocab_size}")
+    if preset.needs_vocabulary:
+        config["vocabulary"] = vocabulary
     return preset.builder(vocab_size=vocab_size, num_classes=num_classes, name=name, **config)

@@ -25,6 +25,7 @@ OWN_TESTS = {
     "FoldSentences": "tests/layers/test_sentence_folding.py",
     "UnfoldSentences": "tests/layers/test_sentence_folding.py",
     "IterativeRecursiveAttention": "tests/layers/test_iterative_recursive_attention.py",
+    "CharNgramEmbedding": "tests/layers/test_char_ngram_embedding.py",  # takes ids
 }
 VARIANTS = {
     "ConvMultiheadAttention-tanh-units4": lambda: L.ConvMultiheadAttention(

@@ -83,13 +83,16 @@ def test_empty_text_gives_finite_probabilities(name, options):
 # IRAM's presets draw every weight from N(0, 0.01) (its §4.2); one step's gradients
 # through the attention are then ~1e-10, below what allclose tells apart, so this
 # one-step check starts them from N(0, 0.1).
-ONE_STEP_OPTIONS = {"iram-vanilla": {"init_stddev": 0.1}, "iram-baseline": {"init_stddev": 0.1}}
+ONE_STEP_OPTIONS = {name: {"init_stddev": 0.1}
+                    for name in ("iram-vanilla", "iram-baseline", "iram-full")}
+# for presets that derive something from the words (iram-full's character n-grams)
+WORDS = ["", "[UNK]"] + [f"word{i}" for i in range(2, VOCAB)]
 
 
 @pytest.mark.parametrize("name,options", VARIANTS, ids=VARIANT_IDS)
 def test_trains_and_round_trips_through_keras_format(name, options, tmp_path):
     keras.utils.set_random_seed(2)
-    model = models.get(name, vocab_size=VOCAB, num_classes=2,
+    model = models.get(name, vocab_size=VOCAB, num_classes=2, vocabulary=WORDS,
                        **{**ONE_STEP_OPTIONS.get(name, {}), **options})
     model.compile("adam", "sparse_categorical_crossentropy")
     rng = np.random.default_rng(1)
