@@ -22,7 +22,8 @@ def received_attention(weights, axes):
     words attend to each word); for a (token,) vector it is the vector itself.
     """
     weights = np.asarray(weights, dtype=np.float64)
-    token_axes = [i for i, a in enumerate(axes) if a in TOKEN_AXES]
+    # IRAM's "memory" runs over the tokens then its summaries (which have no word)
+    token_axes = [i for i, a in enumerate(axes) if a in TOKEN_AXES or a == "memory"]
     if not token_axes:
         raise ValueError(f"weights with axes {axes} have no token axis")
     last = token_axes[-1]

@@ -110,3 +110,16 @@ def test_iram_full_learns_sst2_through_the_command(tmp_path, shared_data):
     _, model, pre = runs.load_keras_run(run_dir)
     table = np.asarray(model.get_layer("char_ngrams").ngram_ids)
     assert table.shape[0] == pre.vocabulary_size and (table[2:] > 0).any(axis=1).all()
+
+
+def test_the_colour_map_page_shows_the_words_of_an_iram_model(tmp_path):
+    from kerasattn.interpret.plots import attention_html, received_attention
+
+    keras.utils.set_random_seed(0)
+    model = models.get("iram-vanilla", vocab_size=30, num_classes=2, init_stddev=0.3, **SMALL)
+    ex, = extract_attention(model, np.array([[3, 4, 5, 0]], "int32"))
+    received = received_attention(ex.attention["iterative_attention"],
+                                  ex.axes["iterative_attention"])
+    np.testing.assert_allclose(received, ex.attention["iterative_attention"].mean(0))
+    page = open(attention_html([ex], str(tmp_path / "p.html")), encoding="utf-8").read()
+    assert page.count("class='w'") == 3  # the three words; the summaries have no word
