@@ -100,7 +100,7 @@ class IterativeRecursiveAttention(keras.layers.Layer):
             mask = mask[0]
         batch, n = ops.shape(hidden)[0], ops.shape(hidden)[1]
         real = (ops.ones((batch, n), "bool") if mask is None else ops.cast(mask, "bool"))
-        memory, summaries, rows = hidden, [], []
+        memory, rows = hidden, []
         summary = ops.zeros_like(hidden[:, 0])
         for t in range(self.steps):
             query, _ = self._controller(summary, [query], training=training)
@@ -112,7 +112,6 @@ class IterativeRecursiveAttention(keras.layers.Layer):
             rows.append(ops.pad(weights, [[0, 0], [0, self.steps - 1 - t]]))
             weights = ops.cast(weights, self.compute_dtype)
             summary = self._highway(ops.einsum("bn,bnd->bd", weights, memory), training=training)
-            summaries.append(summary)
             memory = ops.concatenate([memory, summary[:, None]], axis=1)
         attention = ops.stack(rows, axis=1)                                   # (b, T, N+T-1)
         if self.gamma:
