@@ -17,6 +17,11 @@ For hierarchical models (HCAN, HAN) the page shows every sentence on its own
 line with its sentence-level weights and its words coloured by their
 word-level weights, and ``FILE-<n>-<word layer>.png`` draws the same grid
 (the HCAN paper's Figure 4) for each word-level pooling layer.
+
+For IRAM the page has one line per attention step (words coloured, then the
+step's weights on the earlier summaries) and ``FILE-<n>-<layer>.png`` is the
+words × steps matrix with the summary rows below the words (the IRAM paper's
+Figure 6).
 """
 
 import argparse
@@ -53,7 +58,8 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True):
     from kerasattn import runs
     from kerasattn.interpret import extract_attention
     from kerasattn.interpret.plots import (attention_heatmap, attention_html,
-                                           hierarchical_heatmap, hierarchical_levels)
+                                           hierarchical_heatmap, hierarchical_levels,
+                                           iterative_heatmap)
 
     config, model, pre = runs.load_keras_run(run_dir)
     explanations = extract_attention(model, texts, pre)
@@ -78,6 +84,13 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True):
         for name, weights in ex.attention.items() if heatmaps and ex.tokens and \
                 not ex.hierarchical else ():
             axes = ex.axes[name]
+            if axes == ("step", "memory"):  # IRAM: words x steps (its paper's Figure 6)
+                png = f"{stem}-{i + 1}-{name}.png"
+                iterative_heatmap(weights, ex.tokens, png, max_tokens=max_tokens,
+                                  title=f"text {i + 1}, {name}: predicted {names[ex.label]}")
+                pngs.append(png)
+                mine.append(os.path.relpath(png, os.path.dirname(os.path.abspath(output))))
+                continue
             mats = ([(name, weights)] if axes == ("query", "key") else
                     [(f"{name}-head{h}", weights[h]) for h in range(weights.shape[0])]
                     if axes == ("head", "query", "key") else [])

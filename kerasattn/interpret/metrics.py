@@ -94,3 +94,42 @@ def attention_statistics(matrices, bandwidths=(1, 2, 3, 4, 5)):
             "diagonality": {b: float(np.mean(v)) for b, v in diags.items()},
             "uniform_diagonality": {b: float(np.mean(v)) for b, v in chance.items()},
             "mean_length": float(np.mean(lengths))}
+
+
+def step_overlap(weights):
+    """IRAM's attention overlap (§4.3): the mean off-diagonal entry of A Aᵀ.
+
+    ``weights`` is one text's (T, N + T − 1) step × memory matrix A. Entry
+    [A Aᵀ]_ij is the dot product of steps i's and j's attention rows, so the
+    mean over the T(T − 1) pairs i ≠ j is 1 when every step puts all its weight
+    on the same element (the collapse the regulariser of Equation 3 fights),
+    and near 0 when the steps attend to different elements. It is Equation 3's
+    penalty divided by γ(T − 1)/2, so it is comparable across T.
+    """
+    a = np.asarray(weights, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] < 2:
+        raise ValueError(f"expected a (steps >= 2, memory) matrix, got shape {a.shape}")
+    if np.any(a < 0) or not np.all(np.isfinite(a)):
+        raise ValueError("attention weights must be finite and non-negative")
+    t = a.shape[0]
+    gram = a @ a.T
+    return float((gram.sum() - np.trace(gram)) / (t * (t - 1)))
+
+
+def step_statistics(matrices):
+    """Means over texts of IRAM's step × memory matrices (each (T, N + T − 1)):
+    ``overlap`` (:func:`step_overlap`), ``same_argmax`` (the share of texts whose
+    steps all attend most to the same element), ``summary_weight`` (the mean
+    weight the steps put on earlier summaries) and ``documents``."""
+    overlap, same, summary, count = 0.0, 0, 0.0, 0
+    for a in matrices:
+        a = np.asarray(a, dtype=np.float64)
+        t = a.shape[0]
+        overlap += step_overlap(a)
+        same += int(len(set(np.argmax(a, axis=1).tolist())) == 1)
+        summary += float(a[:, a.shape[1] - (t - 1):].sum(axis=1).mean()) if t > 1 else 0.0
+        count += 1
+    if not count:
+        raise ValueError("no attention matrices")
+    return {"overlap": overlap / count, "same_argmax": same / count,
+            "summary_weight": summary / count, "documents": count}

@@ -70,6 +70,69 @@ def attention_heatmap(matrix, tokens, path, title="", max_tokens=80):
     return path
 
 
+def iterative_heatmap(weights, tokens, path, title="", max_tokens=80):
+    """PNG of IRAM's attention as in its paper's Figure 6: one row per word and
+    then one per summary s(1) … s(T−1), one column per step t = 1 … T.
+
+    ``weights`` is the ``("step", "memory")`` matrix of one text, shaped
+    (T, n + T − 1) (the words, then the summaries). A step that attends to an
+    earlier summary shows in the summary rows at the bottom. Texts longer than
+    ``max_tokens`` show their first ``max_tokens`` words and all the summaries.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    weights = np.asarray(weights, dtype=np.float64)
+    steps = weights.shape[0] if weights.ndim == 2 else 0
+    n = len(tokens)
+    if weights.ndim != 2 or weights.shape[1] != n + steps - 1:
+        raise ValueError(f"expected a (steps, {n} words + steps - 1) matrix for {n} words, "
+                         f"got shape {weights.shape}")
+    rows = list(tokens)
+    if n > max_tokens:
+        weights = np.concatenate([weights[:, :max_tokens], weights[:, n:]], axis=1)
+        rows = rows[:max_tokens]
+        title = f"{title} (first {max_tokens} of {n} words)".strip()
+    rows += [f"[summary {t}]" for t in range(1, steps)]
+    matrix = weights.T  # (words + summaries, steps)
+    fig, ax = plt.subplots(figsize=(2.2 + 0.6 * steps, 1.2 + 0.2 * len(rows)))
+    im = ax.imshow(matrix, cmap="Blues", vmin=0, vmax=max(float(matrix.max(initial=0)), 1e-9),
+                   aspect="auto")
+    ax.set_xticks(range(steps), [f"t={t}" for t in range(1, steps + 1)], fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=7)
+    if steps > 1:
+        ax.axhline(len(rows) - steps + 0.5, color="black", linewidth=0.8)
+    ax.set_xlabel("attention step")
+    if title:
+        ax.set_title(title, fontsize=9)
+    fig.colorbar(im, ax=ax, fraction=0.08, pad=0.04, label="attention weight")
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _step_lines(name, weights, tokens):
+    """HTML of IRAM's ("step", "memory") weights: one line per step, its words
+    coloured, then its weights on the earlier summaries."""
+    weights = np.asarray(weights, dtype=np.float64)
+    n, lines = len(tokens), []
+    for t, row in enumerate(weights, 1):
+        top = float(row.max(initial=0))
+        spans = [f"<span class='w' style='background:{_colour(_scale(float(v), top))}' "
+                 f"title='{float(v):.4f}'>{html.escape(w)}</span>"
+                 for w, v in zip(tokens, row[:n])]
+        spans += [f"<span class='s' style='background:{_colour(_scale(float(v), top))}' "
+                  f"title='summary {k}: {float(v):.4f}'>s{k} {float(v):.2f}</span>"
+                  for k, v in enumerate(row[n:], 1)]
+        lines.append(f"<div class='layer'><span class='layer-name'>{html.escape(name)}, "
+                     f"step {t}</span>{' '.join(spans)}</div>")
+    return lines
+
+
 def _colour(value):
     """Background for an intensity in [0, 1]: transparent to saturated red."""
     return f"rgba(220, 38, 38, {0.05 + 0.85 * value:.3f})" if value > 0 else "transparent"
@@ -226,6 +289,9 @@ def attention_html(explanations, path, class_names=None, title="Attention", imag
         for name, weights in ex.attention.items() if not ex.hierarchical else ():
             if not ex.tokens:
                 break
+            if ex.axes[name] == ("step", "memory"):
+                parts.extend(_step_lines(name, weights, ex.tokens))
+                continue
             received = received_attention(weights, ex.axes[name])
             top = float(received.max()) if received.size else 0.0
             spans = []

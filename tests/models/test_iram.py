@@ -2,6 +2,8 @@
 attention through the model, and learning SST-2. (Padding invariance, empty texts and the
 .keras round trip of every registered model are in test_baselines.py.)"""
 
+import os
+
 import keras
 import numpy as np
 import pytest
@@ -25,14 +27,25 @@ def test_presets_carry_the_recipe_of_section_4_2(name):
     assert (cfg["steps"], cfg["gamma"], cfg["init_stddev"], cfg["embedding_dropout"]) == \
         (3, 3e-4, 0.01, 0.1)
     assert (cfg["maxout_units"], cfg["maxout_pool_size"], cfg["maxout_layers"]) == (200, 4, 2)
+    keras.utils.set_random_seed(0)
     model = models.get(name, vocab_size=30, num_classes=2, **SMALL)
     encoder = model.get_layer("encoder")
     assert encoder.forward_layer.unit_forget_bias
     assert isinstance(model.get_layer("maxout"), Maxout)
     has_attention = any(isinstance(l, IterativeRecursiveAttention) for l in model.layers)
     assert has_attention == (name == "iram-vanilla")
-    kernel = np.asarray(model.get_layer("probabilities").kernel)
-    assert abs(kernel.std() - 0.01) < 0.005  # N(0, 0.01)
+    kernels = np.concatenate([np.ravel(w) for w in model.get_layer("maxout").weights
+                              if "kernel" in w.path])
+    assert kernels.size > 500 and abs(kernels.std() - 0.01) < 0.0015  # N(0, 0.01)
+    # the word vectors start at the scale of standardised GloVe vectors (§4.2)
+    assert abs(np.asarray(model.get_layer("embedding").embeddings).std() - 1.0) < 0.1
+    # the LSTMs keep Keras's initialisers (orthogonal recurrent kernels) unless asked
+    recurrent = np.asarray(encoder.forward_layer.cell.recurrent_kernel)  # (8, 4 · 8)
+    np.testing.assert_allclose(recurrent @ recurrent.T, np.eye(8), atol=1e-5)
+    normal = models.get(name, vocab_size=30, num_classes=2, lstm_init="normal", **SMALL)
+    assert np.asarray(normal.get_layer("encoder").forward_layer.cell.kernel).std() < 0.02
+    with pytest.raises(ValueError, match="lstm_init"):
+        models.get(name, vocab_size=30, num_classes=2, lstm_init="zeros", **SMALL)
 
 
 def test_initial_query_is_the_final_cell_state():
@@ -59,12 +72,32 @@ def test_attention_of_the_vanilla_model_and_its_regulariser():
     assert len(model.losses) == 1 and float(model.losses[0]) > 0
 
 
-def test_iram_vanilla_learns_sst2(tmp_path, shared_data):
-    _, m = train.train(["--model", "iram-vanilla", "--dataset", "sst2", "--epochs", "3",
-                        "--learning-rate", "0.002", "--model-option", "units=64",
-                        "--model-option", "embedding_dim=64", "--output-dir", str(tmp_path),
-                        "--run-name", "iram", "--verbose", "0"])
+def test_iram_vanilla_learns_sst2_and_explain_and_reproduce_read_it(tmp_path, shared_data):
+    from training import explain, reproduce
+
+    run_dir, m = train.train(["--model", "iram-vanilla", "--dataset", "sst2", "--epochs", "3",
+                              "--learning-rate", "0.002", "--model-option", "units=64",
+                              "--model-option", "embedding_dim=64", "--output-dir",
+                              str(tmp_path), "--run-name", "iram", "--verbose", "0"])
     assert m["test"]["accuracy"] > 0.75  # 1,821 held-out sentences; 0.80 measured
+
+    page, pngs = explain.explain(run_dir, ["a gripping , funny and moving film", "dull"],
+                                 str(tmp_path / "explain" / "iram.html"))
+    assert [os.path.basename(p) for p in pngs] == ["iram-1-iterative_attention.png",
+                                                   "iram-2-iterative_attention.png"]
+    assert all(os.path.getsize(p) > 5000 for p in pngs)
+    html = open(page, encoding="utf-8").read()
+    assert html.count("iterative_attention, step ") == 2 * 3  # a line per step and text
+
+    text = reproduce.iram_regulariser([run_dir], str(tmp_path / "runs"), str(tmp_path),
+                                      limit=100)
+    from kerasattn import runs
+
+    record, = runs.read_json(str(tmp_path / "iram_regulariser.json")).values()
+    assert record["gamma"] == 3e-4 and record["documents"] == 100
+    assert 0 < record["overlap"] <= 1 and 0 <= record["same_argmax"] <= 1
+    assert record["test_accuracy"] == m["test"]["accuracy"]
+    assert "| 0.0003 |" in text
 
 
 FULL = {"units": 8, "embedding_dim": 8, "ngram_dim": 4, "ngram_buckets": 50, "maxout_units": 6}
@@ -122,4 +155,7 @@ def test_the_colour_map_page_shows_the_words_of_an_iram_model(tmp_path):
                                   ex.axes["iterative_attention"])
     np.testing.assert_allclose(received, ex.attention["iterative_attention"].mean(0))
     page = open(attention_html([ex], str(tmp_path / "p.html")), encoding="utf-8").read()
-    assert page.count("class='w'") == 3  # the three words; the summaries have no word
+    # a line per step: its three words, then its weights on the two summaries
+    assert page.count("class='w'") == 3 * 3 and page.count("class='s'") == 3 * 2
+    a = ex.attention["iterative_attention"]
+    assert f"title='summary 2: {a[2, 4]:.4f}'" in page
