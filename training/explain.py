@@ -18,6 +18,11 @@ line with its sentence-level weights and its words coloured by their
 word-level weights, and ``FILE-<n>-<word layer>.png`` draws the same grid
 (the HCAN paper's Figure 4) for each word-level pooling layer.
 
+A pooling layer with one weight per word (the Transformer's inter-attention)
+gets ``FILE-<n>-<layer>.png``: the text with each word's background as dark as
+its weight (the Transformer paper's Figures 11–12), the PNG twin of its line
+on the page.
+
 For IRAM the page has one line per attention step (words coloured, then the
 step's weights on the earlier summaries) and ``FILE-<n>-<layer>.png`` is the
 words × steps matrix with the summary rows below the words (the IRAM paper's
@@ -59,48 +64,50 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True):
     from kerasattn.interpret import extract_attention
     from kerasattn.interpret.plots import (attention_heatmap, attention_html,
                                            hierarchical_heatmap, hierarchical_levels,
-                                           iterative_heatmap)
+                                           iterative_heatmap, word_colour_map)
 
     config, model, pre = runs.load_keras_run(run_dir)
     explanations = extract_attention(model, texts, pre)
     class_names = config.get("class_names")
     stem = os.path.splitext(output)[0]
     images, pngs = [], []
+    page_dir = os.path.dirname(os.path.abspath(output))
     for i, ex in enumerate(explanations):
         mine = []
         names = class_names or [str(c) for c in range(len(ex.probabilities))]
+
+        def draw(label, plot, *args, **kwargs):
+            """Write ``FILE-<n>-<label>.png`` with ``plot`` and list it under text n."""
+            png = f"{stem}-{i + 1}-{label}.png"
+            plot(*args, png, **kwargs)
+            pngs.append(png)
+            mine.append(os.path.relpath(png, page_dir))
+
+        title = f"text {i + 1}: predicted {names[ex.label]}"
         if ex.hierarchical:
             word_layers, sentence_layers = hierarchical_levels(ex)
             # the pooling layers (weights over tokens, not query x key matrices)
             pools = [n for n in sentence_layers if "query" not in ex.axes[n]]
             for name in word_layers if heatmaps and pools and any(ex.tokens) else ():
-                if "query" in ex.axes[name]:
-                    continue
-                png = f"{stem}-{i + 1}-{name}.png"
-                hierarchical_heatmap(ex, name, pools[-1], png,
-                                     title=f"text {i + 1}: predicted {names[ex.label]}")
-                pngs.append(png)
-                mine.append(os.path.relpath(png, os.path.dirname(os.path.abspath(output))))
+                if "query" not in ex.axes[name]:
+                    draw(name, hierarchical_heatmap, ex, name, pools[-1], title=title)
         for name, weights in ex.attention.items() if heatmaps and ex.tokens and \
                 not ex.hierarchical else ():
             axes = ex.axes[name]
+            titled = f"text {i + 1}, {name}: predicted {names[ex.label]}"
             if axes == ("step", "memory"):  # IRAM: words x steps (its paper's Figure 6)
-                png = f"{stem}-{i + 1}-{name}.png"
-                iterative_heatmap(weights, ex.tokens, png, max_tokens=max_tokens,
-                                  title=f"text {i + 1}, {name}: predicted {names[ex.label]}")
-                pngs.append(png)
-                mine.append(os.path.relpath(png, os.path.dirname(os.path.abspath(output))))
-                continue
-            mats = ([(name, weights)] if axes == ("query", "key") else
-                    [(f"{name}-head{h}", weights[h]) for h in range(weights.shape[0])]
-                    if axes == ("head", "query", "key") else [])
-            for label, matrix in mats:
-                png = f"{stem}-{i + 1}-{label}.png"
-                attention_heatmap(matrix, ex.tokens, png, max_tokens=max_tokens,
-                                  title=f"text {i + 1}, {label}: predicted "
-                                        f"{names[ex.label]}")
-                pngs.append(png)
-                mine.append(os.path.relpath(png, os.path.dirname(os.path.abspath(output))))
+                draw(name, iterative_heatmap, weights, ex.tokens, max_tokens=max_tokens,
+                     title=titled)
+            elif axes == ("token",):  # a pooling layer: the text coloured by its weights
+                draw(name, word_colour_map, weights, ex.tokens, title=titled)
+            elif axes == ("query", "key"):
+                draw(name, attention_heatmap, weights, ex.tokens, max_tokens=max_tokens,
+                     title=titled)
+            elif axes == ("head", "query", "key"):
+                for h in range(weights.shape[0]):
+                    draw(f"{name}-head{h}", attention_heatmap, weights[h], ex.tokens,
+                         max_tokens=max_tokens,
+                         title=f"text {i + 1}, {name}-head{h}: predicted {names[ex.label]}")
         images.append(mine)
     attention_html(explanations, output, class_names,
                    title=f"{config['model']} on {config['dataset']}: attention", images=images)

@@ -64,6 +64,10 @@ def build_parser():
     p.add_argument("--text-mode", choices=["default", "hcan"])
     p.add_argument("--remove-punctuation", action="store_true", default=None)
     p.add_argument("--remove-stopwords", action="store_true", default=None)
+    p.add_argument("--layers", type=int, metavar="N",
+                   help="encoder layers (the model option num_layers, e.g. transformer)")
+    p.add_argument("--heads", type=int, metavar="H",
+                   help="attention heads (the model option num_heads)")
     p.add_argument("--model-option", action="append", default=[], metavar="KEY=JSON",
                    help="override a model option, e.g. --model-option units=64 (repeatable)")
     p.add_argument("--seed", type=int, default=0)
@@ -106,6 +110,15 @@ def resolve_config(args, argv):
         if train[key] < 1:
             raise SystemExit(f"--{key.replace('_', '-')} must be >= 1")
     model_options = _parse_model_options(args.model_option)
+    for flag, key in (("layers", "num_layers"), ("heads", "num_heads")):
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if key not in preset.model_config:
+            raise SystemExit(f"--{flag}: model {args.model} has no option {key}")
+        if value < 1:
+            raise SystemExit(f"--{flag} must be >= 1")
+        model_options[key] = value
     return {
         "model": args.model,
         "dataset": args.dataset,

@@ -133,6 +133,54 @@ def _step_lines(name, weights, tokens):
     return lines
 
 
+def word_colour_map(weights, tokens, path, title="", line_chars=90, max_tokens=600):
+    """PNG of a text with each word's background as dark as its weight (the
+    Transformer paper's Figures 11–12): ``weights`` holds one value per token,
+    scaled to the text's largest. Words wrap at ``line_chars`` characters;
+    texts longer than ``max_tokens`` show their first ``max_tokens`` words."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    weights = np.asarray(weights, dtype=np.float64).ravel()
+    if len(weights) != len(tokens):
+        raise ValueError(f"{len(tokens)} tokens for {len(weights)} weights")
+    if len(tokens) > max_tokens:
+        tokens, weights = tokens[:max_tokens], weights[:max_tokens]
+        title = f"{title} (first {max_tokens} words)".strip()
+    top = float(weights.max(initial=0))
+    lines, line, used = [], [], 0
+    for word, value in zip(tokens, weights):
+        if line and used + len(word) + 1 > line_chars:
+            lines.append(line)
+            line, used = [], 0
+        line.append((word, used, value))
+        used += len(word) + 1
+    if line:
+        lines.append(line)
+    char_w, line_h = 0.085, 0.32  # inches per character / per line (monospace, 9 pt)
+    fig = plt.figure(figsize=(char_w * line_chars + 0.6, line_h * (len(lines) + 1.5) + 0.3))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    ax.set_xlim(0, line_chars + 4)
+    ax.set_ylim(len(lines) + 1.5, 0)
+    cmap = plt.get_cmap("Blues")
+    if title:
+        ax.text(1, 0.7, title, fontsize=9, va="center", fontweight="bold")
+    for i, line in enumerate(lines):
+        for word, start, value in line:
+            level = value / top if top > 0 else 0.0
+            ax.text(2 + start, i + 1.6, word, fontsize=9, family="monospace", va="center",
+                    color="white" if level > 0.6 else "black",
+                    bbox={"facecolor": cmap(0.05 + 0.9 * level), "edgecolor": "none",
+                          "pad": 1.5})
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def _colour(value):
     """Background for an intensity in [0, 1]: transparent to saturated red."""
     return f"rgba(220, 38, 38, {0.05 + 0.85 * value:.3f})" if value > 0 else "transparent"

@@ -52,8 +52,12 @@ class AttentionPooling(keras.layers.Layer):
         self.context = self.add_weight(name="context", shape=(self.units,),
                                        initializer=self.kernel_initializer)
 
+    def _hidden_states(self, inputs):
+        """u_i = tanh(W h_i + b), (batch, n, units)."""
+        return self._hidden(inputs)
+
     def call(self, inputs, mask=None, return_attention_scores=False):
-        u = self._hidden(inputs)                                        # (b, n, units)
+        u = self._hidden_states(inputs)                                 # (b, n, units)
         scores = ops.matmul(ops.cast(u, "float32"), ops.cast(self.context, "float32"))
         if mask is None:
             weights = self._softmax(scores)

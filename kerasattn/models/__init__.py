@@ -5,6 +5,7 @@ from kerasattn.models import sanet  # noqa: F401  (registers sanet-*)
 from kerasattn.models import hcan  # noqa: F401  (registers can-*, hcan-*)
 from kerasattn.models import han  # noqa: F401  (registers han)
 from kerasattn.models import iram  # noqa: F401  (registers iram-*)
+from kerasattn.models import transformer  # noqa: F401  (registers transformer)
 from kerasattn import classical  # noqa: F401  (registers nb, lr)
 from kerasattn.models.registry import Preset, get, get_preset, names, register, unregister
 

@@ -19,6 +19,9 @@ LAYERS = {
     "AttentionPooling": lambda: L.AttentionPooling(units=6),
     "Highway": lambda: L.Highway(num_layers=2),
     "Maxout": lambda: L.Maxout(units=5, pool_size=3, num_layers=2),
+    "TransformerEncoderBlock": lambda: L.TransformerEncoderBlock(num_heads=2, ff_dim=8,
+                                                                 dropout=0.0),
+    "InterAttention": lambda: L.InterAttention(units=6),
 }
 # Layers whose inputs are not one (batch, time, features) sequence, tested on their own.
 OWN_TESTS = {
@@ -32,6 +35,8 @@ VARIANTS = {
         num_heads=2, units=4, value_activation="tanh", dropout=0.0),
     "TargetAttention-values-from-inputs": lambda: L.TargetAttention(
         num_heads=4, values_from_inputs=True, dropout=0.0),
+    "TransformerEncoderBlock-8heads-key-dim": lambda: L.TransformerEncoderBlock(
+        num_heads=8, ff_dim=8, key_dim=3, dropout=0.0),
     "SelfAttentionBlock-2heads-scaled": lambda: L.SelfAttentionBlock(num_heads=2, scaled=True,
                                                                      dropout=0.0),
 }

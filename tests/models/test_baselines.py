@@ -80,7 +80,7 @@ def test_empty_text_gives_finite_probabilities(name, options):
     assert np.isfinite(out).all()
 
 
-# IRAM's presets draw every weight from N(0, 0.01) (its §4.2); one step's gradients
+# IRAM's presets draw their weights from N(0, 0.01) (its §4.2); one step's gradients
 # through the attention are then ~1e-10, below what allclose tells apart, so this
 # one-step check starts them from N(0, 0.1).
 ONE_STEP_OPTIONS = {name: {"init_stddev": 0.1}
@@ -94,7 +94,8 @@ def test_trains_and_round_trips_through_keras_format(name, options, tmp_path):
     keras.utils.set_random_seed(2)
     model = models.get(name, vocab_size=VOCAB, num_classes=2, vocabulary=WORDS,
                        **{**ONE_STEP_OPTIONS.get(name, {}), **options})
-    model.compile("adam", "sparse_categorical_crossentropy")
+    binary = model.output_shape[-1] == 1  # one sigmoid unit (transformer)
+    model.compile("adam", "binary_crossentropy" if binary else "sparse_categorical_crossentropy")
     rng = np.random.default_rng(1)
     x = shaped_for(name, ids_batch(rng, [5, 9, 2, 11], 12))
     y = np.array([0, 1, 0, 1])
