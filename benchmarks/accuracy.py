@@ -104,14 +104,6 @@ def _row(runs_, name, record):
             f"| {record['train_examples_per_second']:.0f} | {record['measured']} |")
 
 
-def _finished_run_of(run_dir, cli):
-    """Whether ``run_dir`` has metrics from ``python -m training.train CLI ...``."""
-    if not os.path.exists(os.path.join(run_dir, runs.METRICS)):
-        return False
-    command = runs.read_json(os.path.join(run_dir, runs.CONFIG))["command"].split()
-    return command[3:3 + len(cli)] == cli
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m benchmarks.accuracy", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -141,7 +133,7 @@ def main(argv=None):
         cmd = [sys.executable, "-m", "training.train", *cli, "--output-dir", args.output_dir,
                "--run-name", name, "--verbose", "2"]
         run_dir = os.path.join(args.output_dir, name)
-        if args.reuse and _finished_run_of(run_dir, cli):
+        if args.reuse and runs.finished_run_of(run_dir, cli):
             print(f"reusing {run_dir}", flush=True)
         else:
             print("$", " ".join(cmd[1:]), flush=True)

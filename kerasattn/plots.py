@@ -81,3 +81,30 @@ def roc_curves(curves, path, title=""):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def validation_curves(histories, path, title=""):
+    """Validation accuracy and loss per epoch of several runs on one figure (two panels).
+
+    ``histories``: {label: path of the run's CSVLogger history}.
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for label, history_csv in histories.items():
+        with open(history_csv) as fh:
+            rows = list(csv.DictReader(fh))
+        if not rows or "val_accuracy" not in rows[0]:
+            continue
+        epochs = [int(r["epoch"]) + 1 for r in rows]
+        for ax, key in zip(axes, ("val_accuracy", "val_loss")):
+            ax.plot(epochs, [float(r[key]) for r in rows], "-o", ms=3, label=label)
+    for ax, key in zip(axes, ("validation accuracy", "validation loss")):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("epoch")
+        ax.set_ylabel(key)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -11,6 +11,8 @@ A run directory holds::
     tensorboard/         TensorBoard logs
     metrics.json         "val" and "test" metrics, train_seconds, train_examples_per_second
     learning_curves.png, confusion_matrix.png, roc_curve.png (binary tasks)
+    test_scores.npz      binary tasks: the test labels and positive-class scores
+                         (for ROC curves of several runs on one plot)
 
 ``training.train`` writes it, ``training.evaluate`` recomputes the metrics
 from it. The functions here are shared by both.
@@ -24,6 +26,22 @@ import numpy as np
 
 CONFIG, METRICS, HISTORY = "config.json", "metrics.json", "history.csv"
 KERAS_MODEL, CLASSICAL_MODEL = "model.keras", "model.joblib"
+TEST_SCORES = "test_scores.npz"
+
+
+def finished_run_of(run_dir, cli):
+    """Whether ``run_dir`` holds metrics from ``python -m training.train CLI ...``
+    (its command starts with exactly these arguments)."""
+    if not os.path.exists(os.path.join(run_dir, METRICS)):
+        return False
+    command = read_json(os.path.join(run_dir, CONFIG))["command"].split()
+    return command[3:3 + len(cli)] == list(cli)
+
+
+def read_test_scores(run_dir):
+    """(labels, positive-class scores) of a binary run's test split."""
+    with np.load(os.path.join(run_dir, TEST_SCORES)) as f:
+        return f["labels"], f["scores"]
 
 
 def write_json(path, obj):
@@ -155,6 +173,7 @@ def write_plots(run_dir, title, class_names, test_metrics, roc=None):
                                        os.path.join(run_dir, "confusion_matrix.png"),
                                        f"{title} (test)"))
     if roc is not None and len(class_names) == 2:
+        np.savez(os.path.join(run_dir, TEST_SCORES), labels=roc[0], scores=roc[1])
         made.append(plots.roc_curves({title: roc}, os.path.join(run_dir, "roc_curve.png"),
                                      "ROC (test)"))
     return [m for m in made if m]

@@ -1,0 +1,46 @@
+"""The Transformer paper's experiments through training.reproduce, on a cut-down grid."""
+
+import os
+
+import pytest
+
+from kerasattn import runs
+from training import reproduce
+
+
+def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, monkeypatch):
+    monkeypatch.setattr(reproduce, "TRANSFORMER_GRID", [(1, 1), (1, 2)])
+    small = ["--epochs", "1", "--model-option", "embedding_dim=16", "--model-option", "ff_dim=16"]
+    monkeypatch.setattr(reproduce, "_transformer_cli", lambda d, l, h: [
+        "--model", "transformer", "--dataset", d, "--layers", str(l), "--heads", str(h), *small])
+    monkeypatch.setattr(reproduce, "BASELINE_MODELS", ("mlp",))
+    monkeypatch.setattr(reproduce, "BASELINE_EPOCHS", 1)
+    out, results = str(tmp_path / "runs"), str(tmp_path / "results")
+
+    with pytest.raises(reproduce.ExperimentError, match="transformer-grid"):
+        reproduce.transformer_baselines([], out, results, dataset="sst2")
+    text = reproduce.transformer_grid([], out, results, dataset="sst2")
+    records = runs.read_json(os.path.join(results, "transformer_grid_sst2.json"))
+    assert set(records) == {"1x1", "1x2"}
+    for r in records.values():
+        assert 0.5 < r["accuracy"] <= 1 and 0 <= r["precision"] <= 1 and r["loss"] > 0
+    assert "| 1 | 2 | " in text and "0.934" in text  # the paper's Yelp row beside ours
+    assert os.path.getsize(os.path.join(results, "transformer_grid_sst2_roc.png")) > 10000
+    # a second call reuses the finished runs instead of training again
+    mtime = os.path.getmtime(os.path.join(out, "transformer-sst2-l1-h1", runs.METRICS))
+    reproduce.transformer_grid([], out, results, dataset="sst2")
+    assert os.path.getmtime(os.path.join(out, "transformer-sst2-l1-h1", runs.METRICS)) == mtime
+
+    text = reproduce.transformer_baselines([], out, results, dataset="sst2")
+    table = runs.read_json(os.path.join(results, "transformer_baselines_sst2.json"))
+    assert list(table) == ["mlp", "transformer"]
+    best = max(records.values(), key=lambda r: r["val_accuracy"])
+    assert table["transformer"]["accuracy"] == best["accuracy"]
+    assert "| mlp | " in text and "0.746" in text
+    assert os.path.getsize(os.path.join(results, "transformer_baselines_sst2_curves.png")) > 10000
+
+
+def test_the_command_line_reports_bad_requests(tmp_path, capsys):
+    code = reproduce.main(["--experiment", "sanet-table2", "--dataset", "imdb",
+                           "--results-dir", str(tmp_path)])
+    assert code == 2 and "sanet-table2 measures its four datasets" in capsys.readouterr().err
