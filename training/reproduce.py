@@ -97,18 +97,24 @@ def _matrices(explanations, layer):
             raise ValueError(f"layer {layer} has {axes} weights, not self-attention matrices")
 
 
-def table2_statistics(run_dir, split="test", data_dir=None, limit=None, verbose=True):
-    """{layer: attention_statistics} of a run's model over a split of its dataset."""
-    import keras
-
+def _run_and_texts(run_dir, split, data_dir, limit):
+    """(config, model, preprocessor, texts of ``split`` sorted by length) of a Keras run."""
     from kerasattn import runs
-    from kerasattn.interpret import attention_layers, attention_statistics, iter_attention
 
     config, model, pre = runs.load_keras_run(run_dir)
     part = runs.load_dataset(config, data_dir).split(split)
     texts = part.texts[:limit] if limit else part.texts
     # similar lengths in a batch pad less; the order does not change the means
-    texts = sorted(texts, key=lambda t: len(t.split()))
+    return config, model, pre, sorted(texts, key=lambda t: len(t.split()))
+
+
+def table2_statistics(run_dir, split="test", data_dir=None, limit=None, verbose=True):
+    """{layer: attention_statistics} of a run's model over a split of its dataset."""
+    import keras
+
+    from kerasattn.interpret import attention_layers, attention_statistics, iter_attention
+
+    config, model, pre, texts = _run_and_texts(run_dir, split, data_dir, limit)
     out = {}
     for layer in [l.name for l in attention_layers(model)]:
         bar = keras.utils.Progbar(len(texts), unit_name="text") if verbose else None
@@ -254,13 +260,9 @@ def step_statistics_of_run(run_dir, split="test", data_dir=None, limit=None, ver
     """(config, {layer: step_statistics}) of an IRAM run over a split of its dataset."""
     import keras
 
-    from kerasattn import runs
     from kerasattn.interpret import iter_attention, step_statistics
 
-    config, model, pre = runs.load_keras_run(run_dir)
-    part = runs.load_dataset(config, data_dir).split(split)
-    texts = part.texts[:limit] if limit else part.texts
-    texts = sorted(texts, key=lambda t: len(t.split()))
+    config, model, pre, texts = _run_and_texts(run_dir, split, data_dir, limit)
     out = {}
     probe = iter_attention(model, texts[:1], pre)
     layers = [n for n, a in next(probe).axes.items() if a == ("step", "memory")]

@@ -15,6 +15,18 @@ import numpy as np
 from kerasattn.interpret.attention import TOKEN_AXES
 
 
+def _save(fig, path, tight=True):
+    """Write ``fig`` to ``path`` (creating its folder) and close it."""
+    import matplotlib.pyplot as plt
+
+    if tight:
+        fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def received_attention(weights, axes):
     """Per-token attention received: the mean over every axis but the last token axis.
 
@@ -63,11 +75,7 @@ def attention_heatmap(matrix, tokens, path, title="", max_tokens=80):
     if title:
         ax.set_title(title)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="attention weight")
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def iterative_heatmap(weights, tokens, path, title="", max_tokens=80):
@@ -108,11 +116,7 @@ def iterative_heatmap(weights, tokens, path, title="", max_tokens=80):
     if title:
         ax.set_title(title, fontsize=9)
     fig.colorbar(im, ax=ax, fraction=0.08, pad=0.04, label="attention weight")
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def _step_lines(name, weights, tokens):
@@ -175,10 +179,7 @@ def word_colour_map(weights, tokens, path, title="", line_chars=90, max_tokens=6
                     color="white" if level > 0.6 else "black",
                     bbox={"facecolor": cmap(0.05 + 0.9 * level), "edgecolor": "none",
                           "pad": 1.5})
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path, tight=False)
 
 
 def _colour(value):
@@ -294,11 +295,7 @@ def hierarchical_heatmap(explanation, word_layer, sentence_layer, path, title=""
     ax_w.set_title(f"words: {word_layer}; sentences: {sentence_layer}", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def attention_html(explanations, path, class_names=None, title="Attention", images=None):
