@@ -84,6 +84,12 @@ class TextPreprocessor:
                 tf.range(2, len(vocabulary), dtype=tf.int64)),
             default_value=OOV_ID)
 
+    def set_lookup(self, table):
+        """Look tokens up in ``table`` instead (anything with ``lookup(string tensor) ->
+        int64 ids``, e.g. a table read from a SavedModel asset); the vocabulary list
+        stays as it was."""
+        self._table = table
+
     @property
     def vocabulary_size(self):
         return len(self.vocabulary) if self.vocabulary is not None else None

@@ -1,0 +1,226 @@
+"""Export a trained run as a SavedModel that takes raw text, for TensorFlow Serving.
+
+    from kerasattn import export
+    path = export.export_run("runs/transformer-imdb-...")   # saved_models/<run>/<next version>
+
+The SavedModel follows TF Serving's base-path layout (``<base>/<version>/`` with
+``saved_model.pb``, ``variables/`` and ``assets/``) and has two signatures
+(method ``tensorflow/serving/predict``):
+
+- ``serving_default``: ``text`` (string [None]) -> ``probabilities`` (float32
+  [None, classes]), ``label`` (int64 [None]), ``label_name`` (string [None]);
+- ``explain``: ``text`` -> ``tokens`` (string, [None, L] or, for hierarchical
+  models, [None, S, W], padded with ""), ``probabilities``, and one float32
+  tensor per attention layer, named after the layer, laid out as
+  :func:`kerasattn.interpret.attention_model` gives it (axes in
+  ``assets/attention.json``) and sized to the same padded length as ``tokens``
+  (padding gets zero weight).
+
+Preprocessing inside the graph is the training preprocessor itself
+(:class:`~kerasattn.data.preprocessing.TextPreprocessor`: ``tf.strings`` and
+``tf.lookup`` ops only), reading its vocabulary from ``assets/vocab.txt``; the
+label names are ``assets/labels.txt``. Texts are cut at the run's training
+length, or at :data:`SERVING_MAX_LENGTH` tokens (hierarchical models:
+:data:`SERVING_MAX_SENTENCES` × :data:`SERVING_MAX_WORDS`) when it trained on
+whole texts, so a 100,000-word request costs what a long review does. An
+empty (or whitespace-only) text is one padding token: its probabilities are
+the model's output for no words. Bytes that are not UTF-8 are replaced by
+U+FFFD (TensorFlow's lower-casing does that), never an error.
+"""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+
+import keras
+import tensorflow as tf
+
+SERVING_MAX_LENGTH = 2048
+SERVING_MAX_SENTENCES = 100
+SERVING_MAX_WORDS = 100
+
+
+def next_version(base):
+    """1 + the largest integer-named folder in ``base`` (1 when there is none)."""
+    if not os.path.isdir(base):
+        return 1
+    versions = [int(n) for n in os.listdir(base) if n.isdigit()]
+    return max(versions, default=0) + 1
+
+
+def resolve_output(run_dir, output=None, root="saved_models"):
+    """Where to export: ``output`` when it ends in a version number, else
+    ``output`` (default ``saved_models/<run name>``) / its next version."""
+    if output and os.path.basename(os.path.normpath(output)).isdigit():
+        path = output
+    else:
+        base = output or os.path.join(root, os.path.basename(os.path.normpath(run_dir)))
+        path = os.path.join(base, str(next_version(base)))
+    if os.path.exists(path) and os.listdir(path):
+        raise FileExistsError(f"{path} exists and is not empty: choose another version")
+    return path
+
+
+class _AssetVocabulary(tf.Module):
+    """Token -> id from a vocabulary file of the tokens with ids 2, 3, ... (one per
+    line; TF's text-file tables refuse the empty padding token), OOV -> 1."""
+
+    def __init__(self, path):
+        super().__init__()
+        self.asset = tf.saved_model.Asset(path)
+        self.table = tf.lookup.StaticHashTable(
+            tf.lookup.TextFileInitializer(self.asset, tf.string,
+                                          tf.lookup.TextFileIndex.WHOLE_LINE, tf.int64,
+                                          tf.lookup.TextFileIndex.LINE_NUMBER), -1)
+
+    def lookup(self, tokens):
+        ids = self.table.lookup(tokens)
+        return tf.where(ids < 0, tf.constant(1, tf.int64), ids + 2)
+
+
+def _signature_name(name):
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+class ServingModule(tf.Module):
+    """The exported object: the model, its attention probe and the preprocessing."""
+
+    def __init__(self, model, preprocessor, class_names, assets_dir):
+        super().__init__()
+        from kerasattn.interpret import attention_layers, attention_model
+
+        self.model = model
+        self.probe = attention_model(model) if attention_layers(model) else None
+        self.attention_axes = dict(getattr(self.probe, "attention_axes", {}))
+        self.preprocessor = preprocessor
+        self.vocabulary = _AssetVocabulary(os.path.join(assets_dir, "vocab.txt"))
+        preprocessor.set_lookup(self.vocabulary)
+        self.stop_table = preprocessor._stop_table  # tracked, so it is saved
+        self.labels_asset = tf.saved_model.Asset(os.path.join(assets_dir, "labels.txt"))
+        self.labels = tf.lookup.StaticHashTable(
+            tf.lookup.TextFileInitializer(self.labels_asset, tf.int64,
+                                          tf.lookup.TextFileIndex.LINE_NUMBER, tf.string,
+                                          tf.lookup.TextFileIndex.WHOLE_LINE), "")
+        self.serve = tf.function(self._serve, input_signature=[
+            tf.TensorSpec([None], tf.string, name="text")])
+        self.explain = tf.function(self._explain, input_signature=[
+            tf.TensorSpec([None], tf.string, name="text")])
+
+    def _ids_and_tokens(self, text):
+        tokens = self.preprocessor.tokenize(text)
+        ids = self.preprocessor.lookup(tokens)
+        # at least one position per axis: an empty text (or batch) is one padding token
+        ids, tokens = ids.to_tensor(0), tokens.to_tensor("")
+        rank = 3 if self.preprocessor.hierarchical else 2
+        pad = [[0, 0]] + [[0, tf.maximum(0, 1 - tf.shape(ids)[i])] for i in range(1, rank)]
+        return tf.pad(ids, pad), tf.pad(tokens, pad, constant_values="")
+
+    @staticmethod
+    def _probabilities(outputs):
+        p = tf.cast(outputs, tf.float32)
+        if p.shape[-1] == 1:  # one sigmoid unit
+            p = tf.concat([1.0 - p, p], axis=-1)
+        return p
+
+    def _predictions(self, p):
+        label = tf.argmax(p, axis=-1, output_type=tf.int64)
+        return {"probabilities": p, "label": label, "label_name": self.labels.lookup(label)}
+
+    def _serve(self, text):
+        ids, _ = self._ids_and_tokens(text)
+        return self._predictions(self._probabilities(self.model(ids, training=False)))
+
+    def _explain(self, text):
+        ids, tokens = self._ids_and_tokens(text)
+        if self.probe is None:
+            p, attention = self.model(ids, training=False), {}
+        else:
+            out = self.probe(ids, training=False)
+            p = out.pop("probabilities")
+            attention = {_signature_name(k): tf.cast(v, tf.float32) for k, v in out.items()}
+        return {"tokens": tokens, **self._predictions(self._probabilities(p)), **attention}
+
+
+def export_model(model, preprocessor, class_names, path, max_length=None):
+    """Write ``model`` with ``preprocessor`` to ``path`` as a SavedModel (see the module
+    docstring); returns ``path``."""
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    config = preprocessor.get_config()
+    if config["hierarchical"]:
+        config["max_sentences"] = config["max_sentences"] or SERVING_MAX_SENTENCES
+        config["max_words"] = config["max_words"] or SERVING_MAX_WORDS
+    else:
+        config["max_length"] = max_length or config["max_length"] or SERVING_MAX_LENGTH
+    serving = TextPreprocessor(**config)
+    serving.vocabulary = list(preprocessor.vocabulary)
+    with tempfile.TemporaryDirectory() as assets:
+        with open(os.path.join(assets, "vocab.txt"), "w", encoding="utf-8") as fh:
+            fh.write("".join(t + "\n" for t in preprocessor.vocabulary[2:]))
+        with open(os.path.join(assets, "labels.txt"), "w", encoding="utf-8") as fh:
+            fh.write("".join(f"{n}\n" for n in class_names))
+        with open(os.path.join(assets, "preprocessor.json"), "w") as fh:
+            json.dump(config, fh, indent=2)
+        module = ServingModule(model, serving, class_names, assets)
+        with open(os.path.join(assets, "attention.json"), "w") as fh:
+            json.dump({_signature_name(k): list(v) for k, v in module.attention_axes.items()},
+                      fh, indent=2)
+        tmp = path.rstrip("/") + ".partial"
+        shutil.rmtree(tmp, ignore_errors=True)
+        # keras.export.ExportArchive lists the tf.Variables the endpoints capture on
+        # the saved object itself; without that the TF1 session loader (TF Serving,
+        # saved_model_cli) fails with "Could not find variable" (keras-team/keras#19274,
+        # tensorflow/serving#2250)
+        archive = keras.export.ExportArchive()
+        archive.track(model)
+        archive.track(module)  # the lookup tables and the assets
+        archive.add_endpoint("serving_default", module.serve)
+        archive.add_endpoint("explain", module.explain)
+        archive.write_out(tmp, verbose=False)
+        for name in ("attention.json", "preprocessor.json"):  # documentation, not graph inputs
+            shutil.copy(os.path.join(assets, name), os.path.join(tmp, "assets", name))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    if os.path.isdir(path):
+        os.rmdir(path)  # empty (resolve_output refuses a non-empty one)
+    os.replace(tmp, path)  # a version appears whole or not at all (TF Serving polls)
+    return path
+
+
+def export_run(run_dir, output=None, max_length=None):
+    """Export a Keras run directory; returns the SavedModel path."""
+    from kerasattn import runs
+
+    config, model, preprocessor = runs.load_keras_run(run_dir)
+    path = resolve_output(run_dir, output)
+    return export_model(model, preprocessor, config["class_names"], path, max_length)
+
+
+def saved_model_ops(path):
+    """The set of op types the SavedModel's graphs run (inside its functions too;
+    calls of its own functions are not counted)."""
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    sm = saved_model_pb2.SavedModel()
+    with open(os.path.join(path, "saved_model.pb"), "rb") as fh:
+        sm.ParseFromString(fh.read())
+    ops, functions = set(), set()
+    for meta in sm.meta_graphs:
+        ops.update(n.op for n in meta.graph_def.node)
+        for f in meta.graph_def.library.function:
+            functions.add(f.signature.name)
+            ops.update(n.op for n in f.node_def)
+    return ops - functions
+
+
+def unregistered_ops(path):
+    """The ops of the SavedModel that the running TensorFlow does not know: in a
+    process that loaded no custom-op library, the ones stock TF Serving lacks."""
+    from tensorflow.python.framework import op_def_registry
+
+    return {op for op in saved_model_ops(path) if op_def_registry.get(op) is None}
+
+
+__all__ = ["ServingModule", "export_model", "export_run", "next_version", "resolve_output",
+           "saved_model_ops", "unregistered_ops", "SERVING_MAX_LENGTH"]

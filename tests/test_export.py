@@ -1,0 +1,212 @@
+"""SavedModel export: one model of each family, loaded in a fresh process that imports
+neither kerasattn nor tensorflow_text, both signatures, stock ops only, bad input, the
+TF1 session loader (saved_model_cli), and the export and predict commands."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import keras
+import numpy as np
+import pytest
+
+from kerasattn import export, models, runs
+from kerasattn.data.preprocessing import TextPreprocessor
+
+TRAIN = ["a good film . really good !", "a bad film", "not good at all . bad", "great fun",
+         "dull and slow . boring"]
+TEXTS = ["a good film . not bad at all", "dull", "great fun . really ! a bad film"]
+BAD = ["", "   \t ", " ".join(["good"] * 100_000)]  # invalid UTF-8: its own test
+FAMILIES = {  # name -> (preset, small options, hierarchical)
+    "sanet": ("sanet-base", {"embedding_dim": 16, "d": 16}, False),
+    "hcan": ("hcan-2sa-target", {"d": 16, "embedding_dim": 16, "num_heads": 2}, True),
+    "han": ("han", {"embedding_dim": 16, "units": 8, "attention_units": 8}, True),
+    "iram": ("iram-vanilla", {"embedding_dim": 8, "units": 8, "maxout_units": 6,
+                              "init_stddev": 0.3}, False),
+    "transformer": ("transformer", {"embedding_dim": 16, "ff_dim": 8, "num_layers": 2,
+                                    "num_heads": 4}, False),
+    "baseline": ("gru", {"embedding_dim": 8, "units": 8}, False),
+}
+
+FRESH = textwrap.dedent("""
+    import json, os, sys
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow.python.framework import op_def_registry
+    from tensorflow.core.protobuf import saved_model_pb2
+    paths, texts, bad = json.loads(sys.stdin.read())
+    out = {}
+    for name, path in paths.items():
+        m = tf.saved_model.load(path)
+        serve, explain = m.signatures["serving_default"], m.signatures["explain"]
+        s = serve(text=tf.constant(texts))
+        e = explain(text=tf.constant(texts))
+        bad_out = [serve(text=tf.constant([b]))["probabilities"].numpy().tolist() for b in bad]
+        bad_out.append(serve(text=tf.constant(texts + bad))["probabilities"].numpy().tolist())
+        empty = serve(text=tf.constant([], tf.string))
+        sm = saved_model_pb2.SavedModel()
+        sm.ParseFromString(open(os.path.join(path, "saved_model.pb"), "rb").read())
+        ops, functions = set(), set()
+        for meta in sm.meta_graphs:
+            ops.update(n.op for n in meta.graph_def.node)
+            for f in meta.graph_def.library.function:
+                functions.add(f.signature.name)
+                ops.update(n.op for n in f.node_def)
+        ops -= functions
+        out[name] = {
+            "probabilities": s["probabilities"].numpy().tolist(),
+            "label": s["label"].numpy().tolist(),
+            "label_name": [x.decode() for x in s["label_name"].numpy()],
+            "explain": {k: v.numpy().tolist() if v.dtype != tf.string
+                        else [[str(x) for x in np.ravel(r)] for r in v.numpy()]
+                        for k, v in e.items()},
+            "dtypes": {k: v.dtype.name for k, v in {**s, **e}.items()},
+            "bad": bad_out, "empty_shape": list(empty["probabilities"].shape),
+            "ops": sorted(ops),
+            "unregistered": sorted(o for o in ops if op_def_registry.get(o) is None),
+        }
+    out["modules"] = sorted(m for m in sys.modules
+                            if m.split(".")[0] in ("kerasattn", "tensorflow_text"))
+    print(json.dumps(out))
+""")
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("saved_models")
+    made = {}
+    for family, (preset, options, hierarchical) in FAMILIES.items():
+        keras.utils.set_random_seed(0)
+        pre = TextPreprocessor(mode="hcan" if hierarchical else "default",
+                               hierarchical=hierarchical).adapt(TRAIN)
+        model = models.get(preset, vocab_size=pre.vocabulary_size, num_classes=2, **options)
+        path = export.export_model(model, pre, ["negative", "positive"],
+                                   str(root / family / "1"))
+        made[family] = (model, pre, path)
+    return made
+
+
+@pytest.fixture(scope="module")
+def fresh(exported):
+    """Run every check in one fresh process that imports neither kerasattn nor tf_text."""
+    paths = {f: p for f, (_, _, p) in exported.items()}
+    result = subprocess.run([sys.executable, "-c", FRESH], input=json.dumps([paths, TEXTS, BAD]),
+                            capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "PYTHONPATH": ""}, cwd="/")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_signatures_in_a_fresh_process_match_the_model(family, exported, fresh):
+    model, pre, _ = exported[family]
+    ids = pre(np.array(TEXTS)).to_tensor(0)
+    expected = runs.as_probabilities(model(ids))
+    got = fresh[family]
+    np.testing.assert_allclose(got["probabilities"], expected, atol=1e-5)
+    assert got["label"] == np.argmax(expected, 1).tolist()
+    assert got["label_name"] == [["negative", "positive"][i] for i in got["label"]]
+    assert got["dtypes"]["probabilities"] == "float32" and got["dtypes"]["label"] == "int64"
+    e = got["explain"]
+    np.testing.assert_allclose(e["probabilities"], expected, atol=1e-5)
+    tokens = np.array(e["tokens"], dtype=object)
+    assert tokens.shape[0] == len(TEXTS)
+    layers = set(e) - {"tokens", "probabilities", "label", "label_name"}
+    assert bool(layers) == (family != "baseline")
+    for layer in layers:
+        assert got["dtypes"][layer] == "float32" and np.isfinite(e[layer]).all()
+
+
+def test_no_module_of_ours_or_tensorflow_text_was_loaded(fresh):
+    assert not [m for m in fresh["modules"] if m.split(".")[0] in ("kerasattn", "tensorflow_text")]
+
+
+def test_every_op_is_a_stock_tensorflow_op(fresh):
+    """In a process that loaded no custom-op library (no tensorflow_text), every op of
+    the graphs is registered: all are TensorFlow's own, so stock TF Serving has them."""
+    for family in FAMILIES:
+        assert fresh[family]["ops"] and fresh[family]["unregistered"] == [], family
+    assert {"StringSplitV2", "LookupTableFindV2"} <= set(fresh["transformer"]["ops"])
+
+
+def test_bad_input_gives_defined_results(fresh):
+    for family in FAMILIES:
+        got = fresh[family]
+        for probs in got["bad"]:
+            p = np.array(probs)
+            assert np.isfinite(p).all() and np.allclose(p.sum(1), 1, atol=1e-5), family
+        assert got["empty_shape"] == [0, 2]
+
+
+def test_invalid_utf8_is_replaced_not_an_error(exported):
+    import tensorflow as tf
+
+    _, _, path = exported["transformer"]
+    serve = tf.saved_model.load(path).signatures["serving_default"]
+    out = serve(text=tf.constant([b"caf\xc3\xa9 good \xff\xfe film", b"\x80"]))
+    assert np.isfinite(out["probabilities"].numpy()).all()
+
+
+def test_saved_model_cli_runs_it(exported):
+    _, _, path = exported["transformer"]
+    result = subprocess.run(
+        ["saved_model_cli", "run", "--dir", path, "--tag_set", "serve",
+         "--signature_def", "serving_default", "--input_exprs", 'text=["a good film", ""]'],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "probabilities" in result.stdout and "label_name" in result.stdout
+
+
+def test_layout_versions_and_assets(exported, tmp_path):
+    _, _, path = exported["han"]
+    assert os.path.basename(path) == "1"
+    assert {"saved_model.pb", "variables", "assets"} <= set(os.listdir(path))
+    assets = set(os.listdir(os.path.join(path, "assets")))
+    assert assets == {"vocab.txt", "labels.txt", "attention.json", "preprocessor.json"}
+    axes = json.load(open(os.path.join(path, "assets", "attention.json")))
+    assert axes["word_attention"][0] == "sentence"
+    base = os.path.dirname(path)
+    assert export.next_version(base) == 2
+    assert export.resolve_output("runs/x", base) == os.path.join(base, "2")
+    with pytest.raises(FileExistsError):
+        export.resolve_output("runs/x", path)
+    assert export.resolve_output(str(tmp_path / "my-run")).endswith(
+        os.path.join("saved_models", "my-run", "1"))
+
+
+def test_export_and_predict_commands(tmp_path, shared_data):
+    from training import export as export_cmd
+    from training import predict, train
+
+    run_dir, _ = train.train(["--model", "transformer", "--dataset", "sst2", "--epochs", "1",
+                              "--model-option", "embedding_dim=16", "--output-dir",
+                              str(tmp_path), "--run-name", "t", "--verbose", "0"])
+    base = str(tmp_path / "served" / "t")
+    assert export_cmd.main(["--run", run_dir, "--output", base]) == 0
+    assert export_cmd.main(["--run", run_dir, "--output", base]) == 0  # version 2
+    assert sorted(os.listdir(base)) == ["1", "2"]
+    path = os.path.join(base, "2")
+    page = str(tmp_path / "p.html")
+    result = subprocess.run(
+        [sys.executable, "-m", "training.predict", "--model-dir", path, "--batch-size", "2",
+         "a gripping , moving film", "dull and lifeless", "", "-", "--explain", page],
+        input="a third text\n", capture_output=True, text=True, timeout=300,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(predict.__file__))))
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["text"] for r in rows] == ["a gripping , moving film", "dull and lifeless", "",
+                                         "a third text"]
+    for r in rows:
+        assert set(r["probabilities"]) == {"negative", "positive"}
+        assert abs(sum(r["probabilities"].values()) - 1) < 1e-4
+        assert r["label_name"] == max(r["probabilities"], key=r["probabilities"].get)
+    html = open(page, encoding="utf-8").read()
+    assert "inter_attention" in html and "gripping" in html
+    _, model, pre = runs.load_keras_run(run_dir)
+    expected = runs.as_probabilities(model(pre(np.array(["dull and lifeless"])).to_tensor()))
+    assert abs(rows[1]["probabilities"]["positive"] - expected[0, 1]) < 1e-5
+    with pytest.raises(SystemExit):
+        export_cmd.main(["--run", str(tmp_path / "nope")])
