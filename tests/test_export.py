@@ -210,3 +210,48 @@ def test_export_and_predict_commands(tmp_path, shared_data):
     assert abs(rows[1]["probabilities"]["positive"] - expected[0, 1]) < 1e-5
     with pytest.raises(SystemExit):
         export_cmd.main(["--run", str(tmp_path / "nope")])
+
+
+def test_grpc_client_against_a_prediction_service(exported, capsys):
+    """The client over real gRPC on loopback, against a PredictionService that runs the
+    exported signatures the way TF Serving does (no TF Serving binary can be installed)."""
+    from concurrent import futures
+
+    import grpc
+    import tensorflow as tf
+    from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
+
+    from training import serving_client
+
+    _, _, path = exported["hcan"]
+    loaded = tf.saved_model.load(path)
+
+    class Service(prediction_service_pb2_grpc.PredictionServiceServicer):
+        def Predict(self, request, context):
+            if request.model_spec.name != "hcan":
+                context.abort(grpc.StatusCode.NOT_FOUND, "Servable not found")
+            fn = loaded.signatures[request.model_spec.signature_name or "serving_default"]
+            outputs = fn(text=tf.constant(tf.make_ndarray(request.inputs["text"])))
+            response = predict_pb2.PredictResponse()
+            for name, value in outputs.items():
+                response.outputs[name].CopyFrom(tf.make_tensor_proto(value.numpy()))
+            return response
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    prediction_service_pb2_grpc.add_PredictionServiceServicer_to_server(Service(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        out = serving_client.predict(TEXTS, "hcan", "127.0.0.1", port)
+        direct = loaded.signatures["serving_default"](text=tf.constant(TEXTS))
+        np.testing.assert_allclose(out["probabilities"], direct["probabilities"].numpy())
+        assert out["label_name"].tolist() == direct["label_name"].numpy().tolist()
+        assert serving_client.main(["--model", "hcan", "--host", "127.0.0.1", "--port",
+                                    str(port), "--signature", "explain", TEXTS[0]]) == 0
+        row = json.loads(capsys.readouterr().out)
+        assert row["tokens"][0][:2] == ["a", "good"] and any(k.startswith("word") for k in row)
+        assert serving_client.main(["--model", "nope", "--host", "127.0.0.1", "--port",
+                                    str(port), "x"]) == 1
+        assert "NOT_FOUND" in capsys.readouterr().err
+    finally:
+        server.stop(None)
