@@ -255,3 +255,15 @@ def test_grpc_client_against_a_prediction_service(exported, capsys):
         assert "NOT_FOUND" in capsys.readouterr().err
     finally:
         server.stop(None)
+
+
+def test_serving_benchmark_runs(tmp_path, shared_data):
+    from benchmarks import serving_speed
+
+    assert serving_speed.main(["--dataset", "sst2", "--families", "Transformer", "IRAM",
+                               "--requests", "5", "--batches", "1", "--train-texts", "500",
+                               "--results-dir", str(tmp_path)]) == 0
+    record = runs.read_json(str(tmp_path / "serving_speed.json"))
+    for row in record["rows"].values():
+        assert 0 < row["p50_ms"] <= row["p99_ms"] and row["batch_texts_per_s"] > 0
+    assert "| Transformer | `transformer` |" in (tmp_path / "serving_speed.md").read_text()
