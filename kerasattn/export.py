@@ -87,7 +87,7 @@ def _signature_name(name):
 class ServingModule(tf.Module):
     """The exported object: the model, its attention probe and the preprocessing."""
 
-    def __init__(self, model, preprocessor, class_names, assets_dir):
+    def __init__(self, model, preprocessor, assets_dir):
         super().__init__()
         from kerasattn.interpret import attention_layers, attention_model
 
@@ -97,7 +97,8 @@ class ServingModule(tf.Module):
         self.preprocessor = preprocessor
         self.vocabulary = _AssetVocabulary(os.path.join(assets_dir, "vocab.txt"))
         preprocessor.set_lookup(self.vocabulary)
-        self.stop_table = preprocessor._stop_table  # tracked, so it is saved
+        # the stop-word table (None unless remove_stopwords), tracked so that it is saved
+        self.stop_table = preprocessor._stop_table
         self.labels_asset = tf.saved_model.Asset(os.path.join(assets_dir, "labels.txt"))
         self.labels = tf.lookup.StaticHashTable(
             tf.lookup.TextFileInitializer(self.labels_asset, tf.int64,
@@ -163,7 +164,7 @@ def export_model(model, preprocessor, class_names, path, max_length=None):
             fh.write("".join(f"{n}\n" for n in class_names))
         with open(os.path.join(assets, "preprocessor.json"), "w") as fh:
             json.dump(config, fh, indent=2)
-        module = ServingModule(model, serving, class_names, assets)
+        module = ServingModule(model, serving, assets)
         with open(os.path.join(assets, "attention.json"), "w") as fh:
             json.dump({_signature_name(k): list(v) for k, v in module.attention_axes.items()},
                       fh, indent=2)

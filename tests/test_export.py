@@ -168,6 +168,9 @@ def test_layout_versions_and_assets(exported, tmp_path):
     assert assets == {"vocab.txt", "labels.txt", "attention.json", "preprocessor.json"}
     axes = json.load(open(os.path.join(path, "assets", "attention.json")))
     assert axes["word_attention"][0] == "sentence"
+    assert "RegexReplace" in export.saved_model_ops(path) or \
+        "StaticRegexReplace" in export.saved_model_ops(path)
+    assert export.unregistered_ops(path) == set()
     base = os.path.dirname(path)
     assert export.next_version(base) == 2
     assert export.resolve_output("runs/x", base) == os.path.join(base, "2")
