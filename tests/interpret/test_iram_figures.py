@@ -1,4 +1,4 @@
-"""IRAM's attention metrics (§4.3 overlap) and its Figure 6 heatmap."""
+"""IRAM's attention metrics (§4.3 overlap), its Figure 6 heatmap, and the coloured-text PNG."""
 
 import numpy as np
 import pytest
@@ -54,3 +54,15 @@ def test_iterative_heatmap(tmp_path):
                       max_tokens=20)
     with pytest.raises(ValueError, match="steps - 1"):
         iterative_heatmap(np.ones((3, 5)), words, str(tmp_path / "bad.png"))
+
+
+def test_word_colour_map(tmp_path):
+    from kerasattn.interpret.plots import word_colour_map
+
+    words = [f"word{i}" for i in range(700)]
+    weights = np.linspace(0, 1, 700)
+    path = word_colour_map(weights, words, str(tmp_path / "c.png"), title="t", line_chars=60)
+    assert (tmp_path / "c.png").stat().st_size > 10000 and path.endswith("c.png")
+    word_colour_map(np.zeros(3), ["a", "b", "c"], str(tmp_path / "zeros.png"))  # no division
+    with pytest.raises(ValueError, match="3 tokens for 2 weights"):
+        word_colour_map(np.ones(2), ["a", "b", "c"], str(tmp_path / "bad.png"))
