@@ -99,7 +99,8 @@ def _row(runs_, name, record):
     passes = "-" if threshold is None else "yes" if t["accuracy"] >= threshold else "**no**"
     return (f"| `{' '.join(['python', '-m', 'training.train', *cli])}` | {t['accuracy']:.4f} "
             f"| {'-' if threshold is None else f'{threshold:.3f}'} | {passes} "
-            f"| {t['f1_macro']:.4f} | {t.get('roc_auc', float('nan')):.4f} "
+            f"| {t['f1_macro']:.4f} | "
+            f"{'-' if t.get('roc_auc') is None else format(t['roc_auc'], '.4f')} "
             f"| {record.get('best_epoch') or '-'} | {record['train_seconds']:.0f} "
             f"| {record['train_examples_per_second']:.0f} | {record['measured']} |")
 

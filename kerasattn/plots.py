@@ -68,9 +68,11 @@ def roc_curves(curves, path, title=""):
     from sklearn.metrics import roc_auc_score, roc_curve
 
     fig, ax = plt.subplots(figsize=(5.5, 5))
-    for label, (y, score) in curves.items():
+    for i, (label, (y, score)) in enumerate(curves.items()):
         fpr, tpr, _ = roc_curve(y, score)
-        ax.plot(fpr, tpr, label=f"{label} (AUC {roc_auc_score(y, score):.3f})")
+        # the colour cycle has 10 colours: more curves change the line style too
+        ax.plot(fpr, tpr, linestyle=("-", "--", ":")[i // 10 % 3],
+                label=f"{label} (AUC {roc_auc_score(y, score):.3f})")
     ax.plot([0, 1], [0, 1], "k--", lw=0.8)
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")

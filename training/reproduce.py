@@ -438,9 +438,9 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
         f"Written by `python -m training.reproduce --experiment transformer-grid --dataset "
         f"{dataset}`. Test split; F1, precision and recall of the {which}. Paper columns: "
         f"its {paper_name} table"
-        + ("" if dataset == "imdb" else " (Yelp is not mirrored here; a different dataset, "
-           "shown for scale only)") + " — the paper used a random 40k/5k/5k IMDB split, we "
-        "use the official 25k/25k split.",
+        + (": the paper used a random 40k/5k/5k split, we use the official 25k/25k split."
+           if dataset == "imdb" else " (Yelp is not mirrored here: a different dataset, shown "
+           "for scale only)."),
         "",
         "| layers | heads | accuracy | F1 | precision | recall | loss | paper A | paper F1 "
         "| paper P | paper R | paper L | best epoch | train s |",
