@@ -224,6 +224,15 @@ def write_table2(records, path):
     return text
 
 
+def _records(results_dir, name):
+    """(path, records so far) of an experiment's JSON in ``results_dir`` (created)."""
+    from kerasattn import runs
+
+    os.makedirs(results_dir, exist_ok=True)
+    path = os.path.join(results_dir, name)
+    return path, runs.read_json(path) if os.path.exists(path) else {}
+
+
 def sanet_table2(run_dirs, output_dir, results_dir, data_dir=None, limit=None, dataset=None):
     from kerasattn import runs
 
@@ -231,9 +240,7 @@ def sanet_table2(run_dirs, output_dir, results_dir, data_dir=None, limit=None, d
         raise ExperimentError("sanet-table2 measures its four datasets; give other runs with --run")
     if not run_dirs:
         run_dirs = [_train(d, output_dir) for d in SANET_TABLE2_TRAINING]
-    os.makedirs(results_dir, exist_ok=True)
-    json_path = os.path.join(results_dir, "sanet_table2.json")
-    records = runs.read_json(json_path) if os.path.exists(json_path) else {}
+    json_path, records = _records(results_dir, "sanet_table2.json")
     for run_dir in run_dirs:
         config, stats = table2_statistics(run_dir, data_dir=data_dir, limit=limit)
         first = next(iter(stats.values()))
@@ -321,14 +328,12 @@ def iram_regulariser(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
 
     if dataset not in (None, "sst2"):
         raise ExperimentError("iram-regulariser trains on sst2 (the paper's §4.3); give runs "
-                         "trained elsewhere with --run")
+                              "trained elsewhere with --run")
     if not run_dirs:
         run_dirs = [_run_training(IRAM_REGULARISER_TRAINING + ["--model-option", f"gamma={g}"],
                                   f"iram-vanilla-sst2-gamma{g:g}", output_dir)
                     for g in IRAM_GAMMAS]
-    os.makedirs(results_dir, exist_ok=True)
-    json_path = os.path.join(results_dir, "iram_regulariser.json")
-    records = runs.read_json(json_path) if os.path.exists(json_path) else {}
+    json_path, records = _records(results_dir, "iram_regulariser.json")
     for run_dir in run_dirs:
         config, stats = step_statistics_of_run(run_dir, data_dir=data_dir, limit=limit)
         first = next(iter(stats.values()))
@@ -412,7 +417,7 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
 
     if run_dirs:
         raise ExperimentError("transformer-grid trains its twelve runs itself (and reuses finished "
-                         "ones in --output-dir); it takes no --run")
+                              "ones in --output-dir); it takes no --run")
     dataset = dataset or "imdb"
     records = {}
     for layers, heads in TRANSFORMER_GRID:
@@ -472,7 +477,7 @@ def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limi
     grid_path = os.path.join(results_dir, f"transformer_grid_{dataset}.json")
     if not os.path.exists(grid_path):
         raise ExperimentError(f"no {grid_path}: run --experiment transformer-grid --dataset "
-                         f"{dataset} first (Table 1 compares against its best configuration)")
+                              f"{dataset} first (Table 1 compares against its best configuration)")
     best = max(runs.read_json(grid_path).values(), key=lambda r: r["val_accuracy"])
     records = {}
     for name in BASELINE_MODELS:
