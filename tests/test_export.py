@@ -213,6 +213,9 @@ def test_export_and_predict_commands(tmp_path, shared_data):
     assert abs(rows[1]["probabilities"]["positive"] - expected[0, 1]) < 1e-5
     with pytest.raises(SystemExit):
         export_cmd.main(["--run", str(tmp_path / "nope")])
+    # predict stands on the SavedModel alone: it never imports the package
+    source = open(predict.__file__, encoding="utf-8").read()
+    assert "import kerasattn" not in source and "from kerasattn" not in source
 
 
 def test_grpc_client_against_a_prediction_service(exported, capsys):
