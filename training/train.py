@@ -70,15 +70,23 @@ def build_parser():
                    help="attention heads (the model option num_heads)")
     p.add_argument("--model-option", action="append", default=[], metavar="KEY=JSON",
                    help="override a model option, e.g. --model-option units=64 (repeatable)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seeds the validation split, initialisation, shuffling and dropout")
     p.add_argument("--early-stopping", type=int, metavar="PATIENCE",
                    help="stop after this many epochs without better validation accuracy")
     p.add_argument("--mixed-precision", default="auto",
                    choices=["auto", "off", "float16", "bfloat16"],
                    help="auto = mixed_float16 on a GPU, off on CPU")
     p.add_argument("--jit-compile", action="store_true", help="compile train steps with XLA")
-    p.add_argument("--distribution", default="none", choices=["none", "mirrored"],
-                   help="mirrored: tf.distribute.MirroredStrategy over this machine's GPUs")
+    p.add_argument("--distribution", default="none", choices=["none", "mirrored", "multiworker"],
+                   help="mirrored: tf.distribute.MirroredStrategy over this machine's GPUs "
+                        "(model.fit); multiworker: MultiWorkerMirroredStrategy configured by "
+                        "TF_CONFIG (a custom loop; needs --run-name)")
+    p.add_argument("--deterministic", action="store_true",
+                   help="TensorFlow op determinism: with the same --seed, bit-identical runs")
+    p.add_argument("--restart", action="store_true",
+                   help="ignore the backup of an interrupted run with the same command and "
+                        "start from epoch 1 (by default it is resumed)")
     p.add_argument("--verbose", default="auto", help="Keras verbosity: auto, 0, 1 or 2")
     return p
 
@@ -131,11 +139,43 @@ def resolve_config(args, argv):
         "mixed_precision": args.mixed_precision,
         "jit_compile": bool(args.jit_compile),
         "distribution": args.distribution,
+        "deterministic": bool(args.deterministic),
         "early_stopping": args.early_stopping,
         "embeddings": args.embeddings,
         "command": "python -m training.train " + " ".join(
-            shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
+            shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
+            if a != "--restart"),
     }
+
+
+# what must match for a run directory's backup to be resumed
+_RESUME_KEYS = ("model", "dataset", "seed", "train", "model_config", "mixed_precision",
+                "jit_compile", "distribution", "deterministic", "early_stopping", "embeddings")
+
+
+def _same_run(config, run_dir):
+    from kerasattn import runs
+
+    path = os.path.join(run_dir, runs.CONFIG)
+    if not os.path.exists(path):
+        return False
+    old = runs.read_json(path)
+    return all(old.get(k) == config[k] for k in _RESUME_KEYS)
+
+
+def _unfinished_runs(output_dir, config):
+    """Run directories under ``output_dir`` with a backup of this same command."""
+    from kerasattn import resume, runs
+
+    if not os.path.isdir(output_dir):
+        return []
+    found = []
+    for name in os.listdir(output_dir):
+        d = os.path.join(output_dir, name)
+        if resume.backed_up_epochs(d) and not os.path.exists(os.path.join(d, runs.METRICS)) \
+                and _same_run(config, d):
+            found.append(d)
+    return sorted(found, key=os.path.getmtime)
 
 
 def preprocessor_options(config):
@@ -193,33 +233,41 @@ def _train_classical(config, ds, run_dir, log):
     return results, seconds, len(ds.train), None, (ds.test.labels, probs["test"][:, -1])
 
 
-def _train_keras(config, ds, run_dir, log, verbose):
+def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=False):
     import keras
     import tensorflow as tf
 
-    from kerasattn import models, runs
+    from kerasattn import models, resume, runs
     from kerasattn.data.pipeline import make_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
     from kerasattn.metrics import classification_metrics
 
     train = config["train"]
     preset = models.get_preset(config["model"])
-    log("building the vocabulary on the training split ...")
-    pre = TextPreprocessor(**preprocessor_options(config)).adapt(
-        ds.train.texts, min_freq=train["min_freq"], max_size=train["vocab_size"])
-    pre.save(run_dir)
-    log(f"vocabulary: {pre.vocabulary_size:,} ids (padding 0, OOV 1)")
+    if resuming:
+        pre = TextPreprocessor.load(run_dir)
+        log(f"vocabulary of the interrupted run: {pre.vocabulary_size:,} ids")
+    else:
+        log("building the vocabulary on the training split ...")
+        pre = TextPreprocessor(**preprocessor_options(config)).adapt(
+            ds.train.texts, min_freq=train["min_freq"], max_size=train["vocab_size"])
+        pre.save(run_dir)
+        log(f"vocabulary: {pre.vocabulary_size:,} ids (padding 0, OOV 1)")
 
+    seeds = resume.EpochSeeds()
     bs = train["batch_size"]
     pad_to_bucket = config["jit_compile"]
     train_ds = make_dataset(ds.train.texts, ds.train.labels, pre, bs, shuffle=True,
                             seed=config["seed"], pad_to_bucket_boundary=pad_to_bucket,
-                            count_batches=True)
+                            count_batches=True, shuffle_epoch=seeds.epoch,
+                            epochs=train["epochs"])
     val_ds = make_dataset(ds.val.texts, ds.val.labels, pre, bs,
                           pad_to_bucket_boundary=pad_to_bucket, count_batches=True)
 
-    strategy = (tf.distribute.MirroredStrategy() if config["distribution"] == "mirrored"
-                else tf.distribute.get_strategy())
+    multiworker = config["distribution"] == "multiworker"
+    if strategy is None:
+        strategy = (tf.distribute.MirroredStrategy() if config["distribution"] == "mirrored"
+                    else tf.distribute.get_strategy())
     with strategy.scope():
         model = models.get(config["model"], vocab_size=pre.vocabulary_size,
                            num_classes=ds.num_classes, vocabulary=pre.vocabulary,
@@ -238,25 +286,49 @@ def _train_keras(config, ds, run_dir, log, verbose):
             metrics=[keras.metrics.BinaryAccuracy(name="accuracy") if binary_output
                      else keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
             jit_compile=config["jit_compile"])
+        # built here, in the strategy's scope (BackupAndRestore would build it outside)
+        model.optimizer.build(model.trainable_variables)
     if verbose != 0:
         model.summary(print_fn=lambda s, **_: log(s))
 
+    history_path = os.path.join(run_dir, runs.HISTORY)
+    done = 0
+    if resuming:
+        if multiworker:
+            from kerasattn import distributed
+
+            distributed.agree_on_resume(strategy, run_dir)
+        done = resume.backed_up_epochs(run_dir)
+    past = resume.truncate_history(history_path, done) if resuming else []
+    best_so_far = max((r["val_accuracy"] for r in past), default=None)
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
     callbacks = [
+        seeds,
         keras.callbacks.ModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
-                                        save_best_only=True),
-        keras.callbacks.CSVLogger(os.path.join(run_dir, runs.HISTORY)),
+                                        save_best_only=True,
+                                        initial_value_threshold=best_so_far),
+        keras.callbacks.CSVLogger(history_path, append=bool(past)),
         keras.callbacks.TensorBoard(os.path.join(run_dir, "tensorboard"), profile_batch=0),
     ]
     if config["early_stopping"]:
-        callbacks.append(keras.callbacks.EarlyStopping(
-            monitor="val_accuracy", mode="max", patience=config["early_stopping"]))
+        callbacks.append(resume.ResumableEarlyStopping(
+            past, monitor="val_accuracy", mode="max", patience=config["early_stopping"]))
+    # last, so that an epoch's backup is written after its checkpoint and history row
+    callbacks.append(keras.callbacks.BackupAndRestore(resume.backup_dir(run_dir),
+                                                      double_checkpoint=True))
     start = time.perf_counter()
-    history = model.fit(train_ds, validation_data=val_ds, epochs=train["epochs"],
-                        callbacks=callbacks, verbose=verbose, shuffle=False)
+    if multiworker:
+        from kerasattn import distributed
+
+        distributed.fit(model, strategy, train_ds, val_ds, train["epochs"], callbacks,
+                        verbose, binary_output)
+    else:
+        model.fit(train_ds, validation_data=val_ds, epochs=train["epochs"],
+                  callbacks=callbacks, verbose=verbose, shuffle=False)
     seconds = time.perf_counter() - start
-    epochs_run = len(history.history["loss"])
-    val_acc = history.history["val_accuracy"]
+    # the whole history, the epochs before an interruption included
+    val_acc = [r["val_accuracy"] for r in resume.read_history(history_path)]
+    epochs_run = len(val_acc)
     best_epoch = int(max(range(epochs_run), key=lambda i: val_acc[i])) + 1
     log(f"best epoch {best_epoch} (val accuracy {max(val_acc):.4f}); restoring it")
     model = keras.saving.load_model(best_path)
@@ -272,7 +344,54 @@ def _train_keras(config, ds, run_dir, log, verbose):
             roc = (y, probs[:, -1])
     info = {"best_epoch": best_epoch, "epochs_run": epochs_run,
             "parameters": int(model.count_params())}
-    return results, seconds, len(ds.train) * epochs_run, info, roc
+    if done:
+        info["resumed_after_epoch"] = done
+    return results, seconds, len(ds.train) * (epochs_run - done), info, roc
+
+
+def _run_dir(args, config, log):
+    """The run directory: ``--run-name``, else the newest interrupted run of the
+    same command (to resume it), else a new timestamped one. Workers other than
+    the chief of a multi-worker run write into ``worker-N`` inside it."""
+    if args.run_name:
+        run_dir = os.path.join(args.output_dir, args.run_name)
+    else:
+        unfinished = [] if args.restart else _unfinished_runs(args.output_dir, config)
+        run_dir = unfinished[-1] if unfinished else os.path.join(
+            args.output_dir, f"{args.model}-{args.dataset.replace(':', '_').replace('/', '_')}-"
+                             f"{time.strftime('%Y%m%d-%H%M%S')}")
+    if args.distribution == "multiworker":
+        from kerasattn import distributed
+
+        task_type, task_id, _ = distributed.cluster()
+        if not distributed.is_chief(task_type, task_id):
+            run_dir = os.path.join(run_dir, f"{task_type}-{task_id}")
+    run_dir = os.path.abspath(run_dir)
+    os.makedirs(run_dir, exist_ok=True)
+    return run_dir
+
+
+def _prepare_resume(args, config, run_dir, log):
+    """Whether ``run_dir`` holds a backup to resume (after checking that it is a
+    backup of this same command); ``--restart`` deletes it instead."""
+    import shutil
+
+    from kerasattn import resume
+
+    if not resume.backed_up_epochs(run_dir):
+        return False
+    if args.restart:
+        shutil.rmtree(resume.backup_dir(run_dir))
+        log(f"--restart: deleted the backup in {run_dir}; starting from epoch 1")
+        return False
+    if not _same_run(config, run_dir):
+        raise SystemExit(
+            f"error: {run_dir} holds an interrupted run of a different command (see its "
+            "config.json); resume it with that command, pass --restart to discard it, or "
+            "choose another --run-name")
+    log(f"resuming the interrupted run in {run_dir} after epoch "
+        f"{resume.backed_up_epochs(run_dir)} (--restart to start again)")
+    return True
 
 
 def train(argv=None):
@@ -302,12 +421,26 @@ def train(argv=None):
     if args.embeddings and config["kind"] == "classical":
         parser.error(f"--embeddings: {args.model!r} is a scikit-learn model with no embeddings")
     verbose = args.verbose if args.verbose == "auto" else int(args.verbose)
+    strategy = None
+    if args.distribution == "multiworker":
+        if config["kind"] == "classical":
+            parser.error(f"--distribution multiworker: {args.model!r} is a scikit-learn model")
+        if not args.run_name:
+            parser.error("--distribution multiworker needs --run-name (the same on every worker)")
+        from kerasattn import distributed
+
+        try:
+            strategy = distributed.make_strategy()  # before any other TensorFlow op
+        except ValueError as e:
+            parser.error(str(e))
+    if args.deterministic:
+        import tensorflow as tf
+
+        tf.config.experimental.enable_op_determinism()
     keras.utils.set_random_seed(args.seed)
     config["dtype_policy"] = set_precision(args.mixed_precision)
-    run_name = args.run_name or f"{args.model}-{args.dataset.replace(':', '_').replace('/', '_')}-" \
-                                f"{time.strftime('%Y%m%d-%H%M%S')}"
-    run_dir = os.path.abspath(os.path.join(args.output_dir, run_name))
-    os.makedirs(run_dir, exist_ok=True)
+    run_dir = _run_dir(args, config, log)
+    resuming = _prepare_resume(args, config, run_dir, log)
 
     ds = datasets.load(args.dataset, data_dir=args.data_dir,
                        val_fraction=config["train"]["val_fraction"], seed=args.seed,
@@ -324,7 +457,8 @@ def train(argv=None):
     if config["kind"] == "classical":
         results, seconds, examples, info, roc = _train_classical(config, ds, run_dir, log)
     else:
-        results, seconds, examples, info, roc = _train_keras(config, ds, run_dir, log, verbose)
+        results, seconds, examples, info, roc = _train_keras(
+            config, ds, run_dir, log, verbose, strategy=strategy, resuming=resuming)
 
     metrics = {
         "model": args.model, "dataset": args.dataset, "dataset_notes": ds.notes,

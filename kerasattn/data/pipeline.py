@@ -53,9 +53,26 @@ def _trim(ids, extent, label):
     return ids[: extent[0]], label
 
 
+def _shuffled(ds, buffer_size, seed, epoch, epochs):
+    if epoch is None:
+        return ds.shuffle(buffer_size, seed=seed, reshuffle_each_iteration=True)
+    if not epochs:
+        raise ValueError("shuffle_epoch needs epochs (the number of epochs to shuffle for)")
+    # One fixed order per epoch, with Python-int seeds (a tensor seed breaks
+    # tf.data's seed logic when the global seed is 0), and the epoch variable
+    # choosing among them when an epoch's iterator starts (after on_epoch_begin).
+    base = (seed or 0) * 1_000_003
+    orders = [ds.shuffle(buffer_size, seed=base + e + 1, reshuffle_each_iteration=False)
+              for e in range(epochs)]
+    choice = tf.data.Dataset.from_tensors(0).map(lambda _: epoch.read_value()).flat_map(
+        lambda e: tf.data.Dataset.from_tensors(e).repeat())
+    return tf.data.Dataset.choose_from_datasets(orders, choice, stop_on_empty_dataset=True)
+
+
 def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed=None,
                  bucket=True, cache=True, min_length=1, pad_to_bucket_boundary=False,
-                 tokenize_batch_size=1024, count_batches=False):
+                 tokenize_batch_size=1024, count_batches=False, shuffle_epoch=None,
+                 epochs=None):
     """Build a dataset of ``(ids, labels)`` batches.
 
     Args:
@@ -65,6 +82,12 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
             with a vocabulary.
         batch_size: texts per batch.
         shuffle: shuffle the texts every epoch (seeded by ``seed``).
+        shuffle_epoch: with ``shuffle``, an int64 ``tf.Variable`` holding the
+            epoch (see :class:`EpochCounter`): each epoch's order is then a
+            function of ``(seed, epoch)`` only, so a run resumed at epoch k in a
+            fresh process sees the same order as an uninterrupted run. Without
+            it the order depends on how many epochs this process has iterated.
+        epochs: with ``shuffle_epoch``, the number of epochs (one order each).
         bucket: batch texts of similar length together. Without it batches
             keep the input order (still padded per batch only).
         cache: cache the tokenised texts in memory after the first pass.
@@ -97,7 +120,7 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
     if cache:
         ds = ds.cache()
     if shuffle:
-        ds = ds.shuffle(max(1, int(texts.shape[0])), seed=seed, reshuffle_each_iteration=True)
+        ds = _shuffled(ds, max(1, int(texts.shape[0])), seed, shuffle_epoch, epochs)
 
     shapes = ([None, None] if hierarchical else [None], [])
     if bucket:

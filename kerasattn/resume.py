@@ -1,0 +1,117 @@
+"""Resuming a run after a crash, with the same result as an uninterrupted run.
+
+``keras.callbacks.BackupAndRestore`` saves the weights and the optimizer state
+at the end of every epoch and, when the same run is started again, restores
+them and starts at the next epoch. Two things it does not save decide whether
+the resumed run *ends* the same as an uninterrupted one, and
+:class:`EpochSeeds` makes both a function of ``(seed, epoch)`` instead of the
+history of the process:
+
+- the shuffle order (a stateless seed per epoch, see
+  :func:`kerasattn.data.pipeline.make_dataset`'s ``shuffle_epoch``);
+- the dropout masks (each Keras ``SeedGenerator``'s state is reset to
+  ``[its first seed, epoch << 32]`` when an epoch begins).
+
+The run directory's ``history.csv`` is cut back to the epochs the backup holds
+(an epoch whose row was written but whose backup was not is trained again), so
+the history, the best epoch and the best-model checkpoint carry on from there.
+"""
+
+import csv
+import json
+import os
+import shutil
+
+import keras
+import tensorflow as tf
+
+BACKUP_DIR = "backup"
+_METADATA = "training_metadata.json"
+_WEIGHTS = "latest.weights.h5"
+
+
+class EpochSeeds(keras.callbacks.Callback):
+    """Sets ``self.epoch`` (an int64 variable for the input pipeline) and resets
+    the model's dropout seed generators when each epoch begins."""
+
+    def __init__(self):
+        super().__init__()
+        # created outside any strategy scope: a plain, per-process variable
+        self.epoch = tf.Variable(0, dtype=tf.int64, trainable=False, name="shuffle_epoch")
+        self._first_seeds = None
+
+    def _generators(self):
+        return [v for v in self.model.variables if v.path.endswith("seed_generator_state")]
+
+    def on_train_begin(self, logs=None):
+        # states are never saved with the weights, so here they are the
+        # freshly initialised ones, in an uninterrupted and a resumed run alike
+        self._first_seeds = [int(v.numpy()[0]) for v in self._generators()]
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch.assign(epoch)
+        for v, first in zip(self._generators(), self._first_seeds):
+            v.assign(tf.constant([first, epoch << 32], dtype=v.dtype))
+
+
+def backup_dir(run_dir):
+    return os.path.join(run_dir, BACKUP_DIR)
+
+
+def backed_up_epochs(run_dir):
+    """Epochs completed according to the run's backup (0 when there is none)."""
+    path = os.path.join(backup_dir(run_dir), _METADATA)
+    if not os.path.exists(path):
+        return 0
+    with open(path) as fh:
+        return int(json.load(fh)["epoch"])
+
+
+def step_back_one_epoch(run_dir):
+    """Make the previous backup (``double_checkpoint``) the latest one: used when
+    the other workers of a multi-worker run only got that far."""
+    d = backup_dir(run_dir)
+    prev = os.path.join(d, _WEIGHTS + ".bkp")
+    if not os.path.exists(prev):
+        raise RuntimeError(f"{d} holds no previous backup to step back to")
+    shutil.copy(prev, os.path.join(d, _WEIGHTS))
+    with open(os.path.join(d, _METADATA)) as fh:
+        meta = json.load(fh)
+    meta["epoch"] -= 1
+    with open(os.path.join(d, _METADATA), "w") as fh:
+        json.dump(meta, fh)
+
+
+def read_history(path):
+    """Rows of a ``CSVLogger`` file as dicts of floats (``epoch`` as int)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return [{k: (int(v) if k == "epoch" else float(v)) for k, v in r.items()} for r in rows]
+
+
+def truncate_history(path, epochs):
+    """Keep the header and the first ``epochs`` rows of a ``CSVLogger`` file;
+    returns the kept rows."""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as fh:
+        lines = fh.readlines()
+    with open(path, "w", newline="") as fh:
+        fh.writelines(lines[: 1 + epochs] if epochs else [])
+    return read_history(path)
+
+
+class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
+    """``EarlyStopping`` that replays the epochs before an interruption (their
+    ``history.csv`` rows), so its patience counts them as an uninterrupted run would."""
+
+    def __init__(self, past_epochs, **kwargs):
+        super().__init__(**kwargs)
+        self._past = past_epochs
+
+    def on_train_begin(self, logs=None):
+        super().on_train_begin(logs)
+        for row in self._past:
+            self.on_epoch_end(row["epoch"], row)
