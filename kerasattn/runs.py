@@ -102,14 +102,20 @@ def as_probabilities(outputs):
 
 def predict_keras(model, texts, labels, preprocessor, batch_size, verbose=0):
     """Probabilities and labels in dataset order (batches are bucketed by length)."""
-    import keras
-
     from kerasattn.data.pipeline import make_dataset
 
     ds = make_dataset(texts, labels, preprocessor, batch_size=batch_size)
-    bar = keras.utils.Progbar(len(texts), unit_name="text") if verbose else None
+    return predict_batches(model, ds, len(texts), verbose)
+
+
+def predict_batches(model, batches, total=None, verbose=0):
+    """Probabilities and labels of a dataset of ``(ids, labels)`` batches (``total``
+    texts, None when unknown, e.g. streamed)."""
+    import keras
+
+    bar = keras.utils.Progbar(total, unit_name="text") if verbose else None
     probs, ys = [], []
-    for x, y in ds:
+    for x, y in batches:
         probs.append(model.predict_on_batch(x))
         ys.append(y.numpy())
         if bar is not None:

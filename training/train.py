@@ -82,6 +82,11 @@ def build_parser():
                    help="mirrored: tf.distribute.MirroredStrategy over this machine's GPUs "
                         "(model.fit); multiworker: MultiWorkerMirroredStrategy configured by "
                         "TF_CONFIG (a custom loop; needs --run-name)")
+    p.add_argument("--stream", action="store_true",
+                   help="read a large CSV dataset (yelp_*, amazon_*, yahoo_answers, ...) with "
+                        "tf.data as it trains instead of into memory")
+    p.add_argument("--shuffle-buffer", type=int, default=100_000, metavar="ROWS",
+                   help="with --stream: rows in the shuffle buffer")
     p.add_argument("--deterministic", action="store_true",
                    help="TensorFlow op determinism: with the same --seed, bit-identical runs")
     p.add_argument("--restart", action="store_true",
@@ -140,6 +145,8 @@ def resolve_config(args, argv):
         "jit_compile": bool(args.jit_compile),
         "distribution": args.distribution,
         "deterministic": bool(args.deterministic),
+        "stream": bool(args.stream),
+        "shuffle_buffer": args.shuffle_buffer if args.stream else None,
         "early_stopping": args.early_stopping,
         "embeddings": args.embeddings,
         "command": "python -m training.train " + " ".join(
@@ -150,7 +157,8 @@ def resolve_config(args, argv):
 
 # what must match for a run directory's backup to be resumed
 _RESUME_KEYS = ("model", "dataset", "seed", "train", "model_config", "mixed_precision",
-                "jit_compile", "distribution", "deterministic", "early_stopping", "embeddings")
+                "jit_compile", "distribution", "deterministic", "stream", "shuffle_buffer",
+                "early_stopping", "embeddings")
 
 
 def _same_run(config, run_dir):
@@ -238,31 +246,42 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     import tensorflow as tf
 
     from kerasattn import models, resume, runs
-    from kerasattn.data.pipeline import make_dataset
+    from kerasattn.data.pipeline import make_dataset, make_stream_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
     from kerasattn.metrics import classification_metrics
 
     train = config["train"]
     preset = models.get_preset(config["model"])
+    streamed = config["stream"]
     if resuming:
         pre = TextPreprocessor.load(run_dir)
         log(f"vocabulary of the interrupted run: {pre.vocabulary_size:,} ids")
     else:
         log("building the vocabulary on the training split ...")
+        texts = ds.split("train").map(lambda t, y: t) if streamed else ds.train.texts
         pre = TextPreprocessor(**preprocessor_options(config)).adapt(
-            ds.train.texts, min_freq=train["min_freq"], max_size=train["vocab_size"])
+            texts, min_freq=train["min_freq"], max_size=train["vocab_size"],
+            progress=streamed and verbose != 0)
         pre.save(run_dir)
         log(f"vocabulary: {pre.vocabulary_size:,} ids (padding 0, OOV 1)")
 
     seeds = resume.EpochSeeds()
     bs = train["batch_size"]
     pad_to_bucket = config["jit_compile"]
-    train_ds = make_dataset(ds.train.texts, ds.train.labels, pre, bs, shuffle=True,
-                            seed=config["seed"], pad_to_bucket_boundary=pad_to_bucket,
-                            count_batches=True, shuffle_epoch=seeds.epoch,
-                            epochs=train["epochs"])
-    val_ds = make_dataset(ds.val.texts, ds.val.labels, pre, bs,
-                          pad_to_bucket_boundary=pad_to_bucket, count_batches=True)
+    if streamed:
+        train_ds = make_stream_dataset(ds.split("train"), pre, bs, config["shuffle_buffer"],
+                                       seed=config["seed"], shuffle_epoch=seeds.epoch,
+                                       epochs=train["epochs"],
+                                       pad_to_bucket_boundary=pad_to_bucket)
+        val_ds = make_stream_dataset(ds.split("val"), pre, bs,
+                                     pad_to_bucket_boundary=pad_to_bucket)
+    else:
+        train_ds = make_dataset(ds.train.texts, ds.train.labels, pre, bs, shuffle=True,
+                                seed=config["seed"], pad_to_bucket_boundary=pad_to_bucket,
+                                count_batches=True, shuffle_epoch=seeds.epoch,
+                                epochs=train["epochs"])
+        val_ds = make_dataset(ds.val.texts, ds.val.labels, pre, bs,
+                              pad_to_bucket_boundary=pad_to_bucket, count_batches=True)
 
     multiworker = config["distribution"] == "multiworker"
     if strategy is None:
@@ -316,6 +335,12 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     # last, so that an epoch's backup is written after its checkpoint and history row
     callbacks.append(keras.callbacks.BackupAndRestore(resume.backup_dir(run_dir),
                                                       double_checkpoint=True))
+    if streamed:
+        import warnings
+
+        # Keras learns the number of batches of a stream at the end of its first
+        # epoch and warns that the data "ran out"; nothing is interrupted.
+        warnings.filterwarnings("ignore", message="Your input ran out of data")
     start = time.perf_counter()
     if multiworker:
         from kerasattn import distributed
@@ -336,9 +361,14 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     results, roc = {}, None
     for s in ("val", "test"):
         part = ds.split(s)
-        log(f"predicting the {s} split ({len(part):,} texts) ...")
-        probs, y = runs.predict_keras(model, part.texts, part.labels, pre, bs,
-                                      verbose=0 if verbose == 0 else 1)
+        if streamed:
+            log(f"predicting the {s} split (streamed) ...")
+            probs, y = runs.predict_batches(model, make_stream_dataset(part, pre, bs),
+                                            verbose=0 if verbose == 0 else 1)
+        else:
+            log(f"predicting the {s} split ({len(part):,} texts) ...")
+            probs, y = runs.predict_keras(model, part.texts, part.labels, pre, bs,
+                                          verbose=0 if verbose == 0 else 1)
         results[s] = classification_metrics(y, probs, ds.class_names)
         if s == "test":
             roc = (y, probs[:, -1])
@@ -346,7 +376,11 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
             "parameters": int(model.count_params())}
     if done:
         info["resumed_after_epoch"] = done
-    return results, seconds, len(ds.train) * (epochs_run - done), info, roc
+    train_rows = pre.adapted_texts if streamed and not resuming else None
+    if train_rows is not None:
+        info["train_rows"] = train_rows
+    n_train = train_rows if streamed else len(ds.train)
+    return results, seconds, (n_train or 0) * (epochs_run - done), info, roc
 
 
 def _run_dir(args, config, log):
@@ -442,15 +476,30 @@ def train(argv=None):
     run_dir = _run_dir(args, config, log)
     resuming = _prepare_resume(args, config, run_dir, log)
 
-    ds = datasets.load(args.dataset, data_dir=args.data_dir,
-                       val_fraction=config["train"]["val_fraction"], seed=args.seed,
-                       download=not args.no_download)
+    if args.stream:
+        from kerasattn.data import streaming
+
+        if config["kind"] == "classical":
+            parser.error(f"--stream: {args.model!r} is a scikit-learn model that needs "
+                         "its data in memory")
+
+        try:
+            ds = streaming.load(args.dataset, data_dir=args.data_dir,
+                                val_fraction=config["train"]["val_fraction"], seed=args.seed,
+                                download=not args.no_download)
+        except ValueError as e:
+            parser.error(str(e))
+        sizes = None  # not known before a pass over the rows
+    else:
+        ds = datasets.load(args.dataset, data_dir=args.data_dir,
+                           val_fraction=config["train"]["val_fraction"], seed=args.seed,
+                           download=not args.no_download)
+        sizes = {s: len(ds.split(s)) for s in datasets.SPLITS}
     log(ds.summary())
     for note in ds.notes:
         log(f"  note: {note}")
     config.update(class_names=ds.class_names, dataset_notes=ds.notes,
-                  dataset_sizes={s: len(ds.split(s)) for s in datasets.SPLITS},
-                  environment=runs.environment())
+                  dataset_sizes=sizes, environment=runs.environment())
     runs.write_json(os.path.join(run_dir, runs.CONFIG), config)
     log(f"run directory: {run_dir}")
 
@@ -483,6 +532,14 @@ def main(argv=None):
         train(argv)
     except DatasetError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        # a malformed row found by a streamed pipeline surfaces as a tf.data error
+        from kerasattn.data import streaming
+
+        if not streaming.is_format_error(e):
+            raise
+        print(f"error: {streaming.format_error(e)}", file=sys.stderr)
         return 2
     return 0
 

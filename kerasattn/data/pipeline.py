@@ -112,15 +112,43 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
         if len(labels) != texts.shape[0]:
             raise ValueError(f"{texts.shape[0]} texts but {len(labels)} labels")
     ds = tf.data.Dataset.from_tensor_slices((texts, labels))
+    return _batches(ds, preprocessor, batch_size, int(texts.shape[0]) if shuffle else 0, seed,
+                    shuffle_epoch, epochs, bucket, cache, min_length, pad_to_bucket_boundary,
+                    tokenize_batch_size, count_batches, with_labels)
 
+
+def make_stream_dataset(rows, preprocessor, batch_size=32, shuffle_buffer=0, seed=None,
+                        shuffle_epoch=None, epochs=None, bucket=True, min_length=1,
+                        pad_to_bucket_boundary=False, tokenize_batch_size=1024):
+    """:func:`make_dataset` for rows that do not fit in memory.
+
+    ``rows`` is a ``tf.data.Dataset`` of scalar ``(text, label)`` (for example
+    :meth:`kerasattn.data.streaming.StreamingDataset.split`). Nothing is cached;
+    with ``shuffle_buffer`` > 0 the texts are shuffled in a buffer of that many
+    rows before tokenising (memory grows with the buffer, not with the rows).
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    rows = rows.map(lambda t, y: (t, tf.cast(y, tf.int32)))
+    return _batches(rows, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch,
+                    epochs, bucket, False, min_length, pad_to_bucket_boundary,
+                    tokenize_batch_size, False, True)
+
+
+def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, epochs,
+             bucket, cache, min_length, pad_to_bucket_boundary, tokenize_batch_size,
+             count_batches, with_labels):
+    """(text, label) rows -> bucketed batches of ids (shared by both entry points)."""
     hierarchical = preprocessor.hierarchical
+    if shuffle_buffer and not cache:  # a stream: shuffle the texts, tokenise after
+        ds = _shuffled(ds, shuffle_buffer, seed, shuffle_epoch, epochs)
     ds = ds.batch(tokenize_batch_size).map(
         lambda t, y: _tokenize_batch(preprocessor, t, y), num_parallel_calls=AUTOTUNE)
     ds = ds.unbatch().map(_trim, num_parallel_calls=AUTOTUNE)
     if cache:
         ds = ds.cache()
-    if shuffle:
-        ds = _shuffled(ds, max(1, int(texts.shape[0])), seed, shuffle_epoch, epochs)
+        if shuffle_buffer:
+            ds = _shuffled(ds, max(1, shuffle_buffer), seed, shuffle_epoch, epochs)
 
     shapes = ([None, None] if hierarchical else [None], [])
     if bucket:

@@ -24,6 +24,12 @@ PAD_ID, OOV_ID = 0, 1
 VOCAB_FILE, CONFIG_FILE = "vocab.txt", "preprocessor.json"
 
 
+def keras_progbar(unit):
+    import keras
+
+    return keras.utils.Progbar(None, unit_name=unit)
+
+
 class TextPreprocessor:
     """Raw strings -> ragged int32 token ids (flat or hierarchical).
 
@@ -94,22 +100,42 @@ class TextPreprocessor:
     def vocabulary_size(self):
         return len(self.vocabulary) if self.vocabulary is not None else None
 
-    def adapt(self, texts, min_freq=1, max_size=None, batch_size=4096):
-        """Build the vocabulary from training texts (an iterable of str)."""
+    def adapt(self, texts, min_freq=1, max_size=None, batch_size=4096, progress=False):
+        """Build the vocabulary from training texts.
+
+        ``texts`` is an iterable of str or a ``tf.data.Dataset`` of scalar
+        strings; a dataset is streamed (counted batch by batch, in parallel), so
+        memory grows with the number of distinct words, not of texts.
+        ``self.adapted_texts`` is the number of texts read.
+        """
         if min_freq < 1:
             raise ValueError(f"min_freq must be >= 1, got {min_freq}")
         if max_size is not None and max_size < 3:
             raise ValueError(f"max_size must be >= 3 (padding, OOV, one word), got {max_size}")
-        counts = collections.Counter()
-        texts = list(texts)
-        for start in range(0, len(texts), batch_size):
-            tokens = self.tokenize(tf.constant(texts[start:start + batch_size], tf.string))
-            counts.update(tokens.flat_values.numpy().tolist())
+        if not isinstance(texts, tf.data.Dataset):
+            texts = list(texts)
+            texts = tf.data.Dataset.from_tensor_slices(
+                tf.constant(texts, tf.string, shape=[len(texts)]))
+
+        def count(batch):
+            words, _, n = tf.unique_with_counts(self.tokenize(batch).flat_values)
+            return words, n, tf.size(batch)
+
+        batches = texts.batch(batch_size).map(count, num_parallel_calls=tf.data.AUTOTUNE,
+                                              deterministic=False)
+        bar = keras_progbar("texts") if progress else None
+        counts, seen = collections.Counter(), 0
+        for words, n, size in batches.prefetch(tf.data.AUTOTUNE):
+            counts.update(dict(zip(words.numpy().tolist(), n.numpy().tolist())))
+            seen += int(size)
+            if bar:
+                bar.update(seen)
         words = sorted((w for w, c in counts.items() if c >= min_freq),
                        key=lambda w: (-counts[w], w))
         if max_size is not None:
             words = words[: max_size - 2]
         self.set_vocabulary([PAD, OOV] + [w.decode("utf-8") for w in words])
+        self.adapted_texts = seen
         return self
 
     # -- the transformation -------------------------------------------------
