@@ -84,9 +84,14 @@ def environment():
 
 
 def load_dataset(config, data_dir=None):
-    """The dataset of a run, split exactly as in training."""
+    """The dataset of a run, split exactly as in training (streamed if it was)."""
     from kerasattn.data import datasets
 
+    if config.get("stream"):
+        from kerasattn.data import streaming
+
+        return streaming.load(config["dataset"], data_dir=data_dir,
+                              val_fraction=config["train"]["val_fraction"], seed=config["seed"])
     return datasets.load(config["dataset"], data_dir=data_dir,
                          val_fraction=config["train"]["val_fraction"],
                          seed=config["seed"])
@@ -158,10 +163,16 @@ def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0):
                                             ds.class_names)
         return out
     _, model, preprocessor = load_keras_run(run_dir)
+    bs = config["train"]["batch_size"]
     for s in splits:
         part = ds.split(s)
-        probs, y = predict_keras(model, part.texts, part.labels, preprocessor,
-                                 config["train"]["batch_size"], verbose)
+        if config.get("stream"):
+            from kerasattn.data.pipeline import make_stream_dataset
+
+            probs, y = predict_batches(model, make_stream_dataset(part, preprocessor, bs),
+                                       verbose=verbose)
+        else:
+            probs, y = predict_keras(model, part.texts, part.labels, preprocessor, bs, verbose)
         out[s] = classification_metrics(y, probs, ds.class_names)
     return out
 
