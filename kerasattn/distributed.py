@@ -17,6 +17,7 @@ no examples; Keras's optimizer sums the replicas' gradients.
 
 import json
 import os
+import shutil
 
 import keras
 import tensorflow as tf
@@ -70,7 +71,8 @@ def agree_on_resume(strategy, run_dir):
     Workers back up after the same epochs but not at the same instant, so a
     crash can leave one worker's backup an epoch ahead of another's (never
     more: the next epoch needs every worker). That worker steps back to its
-    previous backup (``double_checkpoint``). Returns the agreed epoch.
+    previous backup (``double_checkpoint``); when one worker has no backup at
+    all, the others drop theirs. Returns the agreed epoch (0: start afresh).
     """
     mine = resume.backed_up_epochs(run_dir)
 
@@ -79,7 +81,9 @@ def agree_on_resume(strategy, run_dir):
         return strategy.gather(strategy.run(lambda: tf.constant([mine], tf.int64)), axis=0)
 
     agreed = int(tf.reduce_min(every_workers()))
-    if mine == agreed + 1:
+    if mine and not agreed:  # another worker has no backup: all start afresh
+        shutil.rmtree(resume.backup_dir(run_dir))
+    elif mine == agreed + 1:
         resume.step_back_one_epoch(run_dir)
     elif mine != agreed:
         raise RuntimeError(f"this worker's backup is at epoch {mine}, another's at "

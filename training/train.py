@@ -253,6 +253,11 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     train = config["train"]
     preset = models.get_preset(config["model"])
     streamed = config["stream"]
+    multiworker = config["distribution"] == "multiworker"
+    if multiworker:  # every worker, resuming or not: they must start at the same epoch
+        from kerasattn import distributed
+
+        resuming = distributed.agree_on_resume(strategy, run_dir) > 0
     if resuming:
         pre = TextPreprocessor.load(run_dir)
         log(f"vocabulary of the interrupted run: {pre.vocabulary_size:,} ids")
@@ -283,7 +288,6 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         val_ds = make_dataset(ds.val.texts, ds.val.labels, pre, bs,
                               pad_to_bucket_boundary=pad_to_bucket, count_batches=True)
 
-    multiworker = config["distribution"] == "multiworker"
     if strategy is None:
         strategy = (tf.distribute.MirroredStrategy() if config["distribution"] == "mirrored"
                     else tf.distribute.get_strategy())
@@ -311,13 +315,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         model.summary(print_fn=lambda s, **_: log(s))
 
     history_path = os.path.join(run_dir, runs.HISTORY)
-    done = 0
-    if resuming:
-        if multiworker:
-            from kerasattn import distributed
-
-            distributed.agree_on_resume(strategy, run_dir)
-        done = resume.backed_up_epochs(run_dir)
+    done = resume.backed_up_epochs(run_dir) if resuming else 0
     past = resume.truncate_history(history_path, done) if resuming else []
     best_so_far = max((r["val_accuracy"] for r in past), default=None)
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
