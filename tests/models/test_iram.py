@@ -75,11 +75,14 @@ def test_attention_of_the_vanilla_model_and_its_regulariser():
 def test_iram_vanilla_learns_sst2_and_explain_and_reproduce_read_it(tmp_path, shared_data):
     from training import explain, reproduce
 
+    # At this small size the preset's N(0, 1) word vectors (the scale of standardised
+    # GloVe) overfit 6,920 sentences: 0.72-0.76 test; N(0, 0.1) vectors give 0.81.
     run_dir, m = train.train(["--model", "iram-vanilla", "--dataset", "sst2", "--epochs", "3",
                               "--learning-rate", "0.002", "--model-option", "units=64",
-                              "--model-option", "embedding_dim=64", "--output-dir",
+                              "--model-option", "embedding_dim=64", "--model-option",
+                              "embedding_stddev=0.1", "--output-dir",
                               str(tmp_path), "--run-name", "iram", "--verbose", "0"])
-    assert m["test"]["accuracy"] > 0.75  # 1,821 held-out sentences; 0.80 measured
+    assert m["test"]["accuracy"] > 0.77  # 1,821 held-out sentences; 0.812 measured
 
     page, pngs = explain.explain(run_dir, ["a gripping , funny and moving film", "dull"],
                                  str(tmp_path / "explain" / "iram.html"))

@@ -28,6 +28,7 @@ def test_hcan_learns_bbc(hcan_run):
     assert (config["train"]["max_sentences"], config["train"]["max_words"]) == (20, 40)
 
 
+@pytest.mark.slow  # 30 s; HAN's layers, masks and round trip are tested in the default run
 def test_han_learns_bbc(tmp_path, shared_data):
     _, m = train.train(["--model", "han", "--dataset", "bbc", "--epochs", "2", *SHORT,
                         "--learning-rate", "0.002", "--model-option", "embedding_dim=32",

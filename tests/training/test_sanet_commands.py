@@ -15,14 +15,16 @@ ADJUSTED = ["--optimizer", "adam", "--learning-rate", "0.001",
 @pytest.fixture(scope="module")
 def sst2_run(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("runs")
-    return train.train(["--model", "sanet-base", "--dataset", "sst2", "--epochs", "3",
+    # 5 epochs: after 3 the test accuracy still varies from 0.73 to 0.81 with the seed
+    # (0.78-0.81 after 5 for seeds 0-3)
+    return train.train(["--model", "sanet-base", "--dataset", "sst2", "--epochs", "5",
                         *ADJUSTED, "--output-dir", str(out), "--run-name", "sanet",
                         "--verbose", "0"])
 
 
 def test_sanet_base_learns_sst2(sst2_run):
     _, m = sst2_run
-    assert m["test"]["accuracy"] > 0.75  # 1,821 held-out sentences; ~0.78 measured
+    assert m["test"]["accuracy"] > 0.76  # 1,821 held-out sentences; 0.791 measured
 
 
 def test_explain_writes_the_page_and_heatmaps(sst2_run, tmp_path, capsys):
