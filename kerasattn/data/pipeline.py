@@ -14,8 +14,14 @@ import tensorflow as tf
 AUTOTUNE = tf.data.AUTOTUNE
 
 
-def bucket_boundaries(max_length, first=8, growth=math.sqrt(2)):
-    """Geometric bucket boundaries up to ``max_length`` (at most ~41% padding)."""
+def bucket_boundaries(max_length, first=8, growth=2 ** 0.25):
+    """Geometric bucket boundaries up to ``max_length``.
+
+    A text shares its batch only with texts less than ``growth`` times as long
+    (at most 19% padding per text). On IMDB (texts cut at 400 tokens, batches
+    of 32) the padded tokens are 5.6% of the real ones with 2^(1/4) and 11.3%
+    with the earlier √2 (``python -m benchmarks.pipeline_speed``).
+    """
     bounds, b = [], float(first)
     limit = max_length if max_length else 4096
     while b < limit:

@@ -123,7 +123,10 @@ def test_hierarchical_batches():
 
 def test_bucket_boundaries_are_geometric_and_bounded():
     b = bucket_boundaries(400)
-    assert b[0] == 8 and b[-1] < 400 and all(q / p < 1.5 for p, q in zip(b, b[1:]))
+    # 2^(1/4) apart, up to the rounding to whole tokens of the short ones
+    assert b[0] == 8 and b[-1] < 400 and all(q / p < 1.3 for p, q in zip(b, b[1:]))
+    assert all(q / p < 1.21 for p, q in zip(b, b[1:]) if p > 40)
+    assert 400 / b[-1] <= 2 ** 0.25 + 1e-9  # the last bucket is no wider
     counts = collections.Counter(b)
     assert max(counts.values()) == 1
 
