@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from kerasattn.interpret.attention import register_attention
+from kerasattn.layers._attention_ops import masked_softmax
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -113,15 +114,8 @@ class SelfAttentionBlock(keras.layers.Layer):
         scores = ops.einsum("bhne,bme->bhnm", xw, xs)
         if self.scaled:
             scores = scores / ops.cast(math.sqrt(dh), score_dtype)
-        if mask is None:
-            weights = self._softmax(scores)
-        else:
-            keys = ops.cast(mask, "bool")[:, None, None, :]
-            queries = ops.cast(mask, "bool")[:, None, :, None]
-            weights = self._softmax(scores, mask=ops.broadcast_to(keys, ops.shape(scores)))
-            # all-padding key rows and padded queries: exactly zero weight
-            weights = ops.where(ops.logical_and(keys, queries), weights, 0.0)
-        weights = ops.cast(weights, self.compute_dtype)
+        # all-padding key rows and padded queries: exactly zero weight
+        weights = ops.cast(masked_softmax(self._softmax, scores, mask, mask), self.compute_dtype)
         values = ops.reshape(ops.matmul(x, self.w_v), (batch, n, h, dh))
         values = ops.transpose(values, (0, 2, 1, 3))  # (batch, heads, n, dh)
         out = ops.matmul(weights, values)  # (batch, heads, n, dh)

@@ -109,9 +109,9 @@ class TransformerEncoderBlock(keras.layers.Layer):
     def _attention(self, x, mask, training):
         q, k, v = (split_heads(f(x), self.num_heads)
                    for f in (self._query, self._key, self._value))   # (b, h, n, dk)
-        scores = ops.matmul(ops.cast(q, "float32"),
+        # q scaled before the product: n x dk multiplications instead of n x n
+        scores = ops.matmul(ops.cast(q, "float32") * (1.0 / math.sqrt(self._dk)),
                             ops.transpose(ops.cast(k, "float32"), (0, 1, 3, 2)))
-        scores = scores / math.sqrt(self._dk)
         weights = masked_softmax(self._softmax, scores, mask, mask)  # float32
         dropped = self._attention_dropout(ops.cast(weights, self.compute_dtype),
                                           training=training)
