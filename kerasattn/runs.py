@@ -27,15 +27,24 @@ import numpy as np
 CONFIG, METRICS, HISTORY = "config.json", "metrics.json", "history.csv"
 KERAS_MODEL, CLASSICAL_MODEL = "model.keras", "model.joblib"
 TEST_SCORES = "test_scores.npz"
+VOCAB = "vocab.txt"  # written by TextPreprocessor.save (its VOCAB_FILE)
 
 
 def finished_run_of(run_dir, cli):
     """Whether ``run_dir`` holds metrics from ``python -m training.train CLI ...``
-    (its command starts with exactly these arguments)."""
+    (its arguments start with exactly these), or from ``training.portable``
+    given the same arguments."""
     if not os.path.exists(os.path.join(run_dir, METRICS)):
         return False
-    command = read_json(os.path.join(run_dir, CONFIG))["command"].split()
-    return command[3:3 + len(cli)] == list(cli)
+    config = read_json(os.path.join(run_dir, CONFIG))
+    args = config.get("train_args") or config["command"].split()[3:]
+    return list(args[:len(cli)]) == list(cli)
+
+
+def read_vocabulary(run_dir):
+    """The id -> token list of a run (no TensorFlow needed)."""
+    with open(os.path.join(run_dir, VOCAB), encoding="utf-8") as fh:
+        return fh.read().split("\n")[:-1]
 
 
 def read_test_scores(run_dir):
@@ -71,15 +80,19 @@ def environment():
     """Versions and machine, recorded with every run."""
     import keras
     import sklearn
-    import tensorflow as tf
 
+    try:
+        import tensorflow as tf
+    except ImportError:  # a JAX or PyTorch machine (training.portable fit)
+        tf = None
     return {
         "python": platform.python_version(),
-        "tensorflow": tf.__version__,
+        "tensorflow": tf.__version__ if tf else None,
         "keras": keras.__version__,
         "scikit_learn": sklearn.__version__,
         "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, "
-                   f"GPUs: {len(tf.config.list_physical_devices('GPU'))}",
+                   + (f"GPUs: {len(tf.config.list_physical_devices('GPU'))}" if tf
+                      else f"Keras backend {keras.backend.backend()}"),
     }
 
 

@@ -1,0 +1,138 @@
+"""training.portable: prepare token ids with TensorFlow, fit on any Keras backend."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+
+from kerasattn import runs
+from training import portable
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLI = ["--model", "transformer", "--dataset", "sst2", "--epochs", "2",
+       "--model-option", "embedding_dim=32", "--model-option", "ff_dim=32"]
+
+
+def test_bucketed_batches_hold_every_text_once_in_a_wide_enough_batch():
+    lengths = np.array([0, 1, 63, 64, 65, 128, 200, 3, 70, 129])
+    rng = np.random.default_rng(0)
+    for shuffle in (None, rng):
+        batches = portable.bucketed_batches(lengths, batch_size=3, step=64, rng=shuffle)
+        seen = np.concatenate([index for index, _ in batches])
+        assert sorted(seen.tolist()) == list(range(len(lengths)))
+        for index, width in batches:
+            assert len(index) <= 3 and width % 64 == 0
+            assert np.all(lengths[index] <= width)
+            assert np.all(lengths[index] > width - 64) or width == 64  # the smallest bucket
+    widths = sorted({w for _, w in portable.bucketed_batches(lengths, 3, step=64)})
+    assert widths == [64, 128, 192, 256]
+
+
+def test_batch_arrays_pad_rows_and_weights():
+    split = portable.Split(np.array([5, 6, 7, 8, 9], np.int32), np.array([2, 0, 3]),
+                           np.array([1, 0, 1], np.int32))
+    ids, labels, weights = portable._batch_arrays(split, np.array([2, 0, 1]), 4, batch_size=5)
+    np.testing.assert_array_equal(ids[:3], [[7, 8, 9, 0], [5, 6, 0, 0], [0, 0, 0, 0]])
+    assert not ids[3:].any()
+    np.testing.assert_array_equal(labels, [1, 1, 0, 0, 0])
+    np.testing.assert_array_equal(weights, [1, 1, 1, 0, 0])
+    assert split.batch_ids([2], 2).tolist() == [[7, 8]]  # cut to the width
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory, shared_data):
+    out = tmp_path_factory.mktemp("portable")
+    cache = {}
+    a = portable.prepare([*CLI, "--output-dir", str(out), "--run-name", "a"], cache)
+    b = portable.prepare([*CLI, "--layers", "2", "--output-dir", str(out), "--run-name", "b"],
+                         cache)
+    return out, a, b
+
+
+def test_prepare_writes_ids_that_match_the_preprocessor(prepared, shared_data):
+    from kerasattn.data import datasets
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    out, a, b = prepared
+    config_a = runs.read_json(os.path.join(a, runs.CONFIG))
+    config_b = runs.read_json(os.path.join(b, runs.CONFIG))
+    # same data and vocabulary: one arrays file shared by both runs
+    assert os.path.realpath(os.path.join(a, config_a["arrays"])) == \
+        os.path.realpath(os.path.join(b, config_b["arrays"]))
+    assert len(os.listdir(out / portable.ARRAYS_DIR)) == 1
+    assert config_b["model_config"]["num_layers"] == 2
+    data = portable.load_arrays(a, config_a)
+    ds = datasets.load("sst2", data_dir=shared_data)
+    pre = TextPreprocessor.load(a)
+    for s in ("train", "test"):
+        assert len(data[s]) == len(ds.split(s))
+        np.testing.assert_array_equal(data[s].labels, ds.split(s).labels)
+    texts = ds.test.texts[:5]
+    expected = pre(texts).to_list()
+    for i, ids in enumerate(expected):
+        assert data["test"].batch_ids([i], len(ids)).tolist() == [ids]
+
+
+@pytest.fixture(scope="module")
+def fitted(prepared):
+    _, a, _ = prepared
+    return a, portable.fit(a, verbose=0)
+
+
+def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
+    a, m = fitted
+    for name in (runs.METRICS, runs.HISTORY, runs.KERAS_MODEL, runs.TEST_SCORES,
+                 "learning_curves.png", "roc_curve.png"):
+        assert os.path.exists(os.path.join(a, name)), name
+    assert m["trained_with"]["backend"] == keras.backend.backend()
+    assert m["epochs_run"] == 2 and m["best_epoch"] in (1, 2)
+    assert m["test"]["examples"] == 1821
+    assert m["test"]["accuracy"] > 0.72  # 1,821 held-out sentences; ~0.78 measured
+    # training.reproduce / benchmarks.accuracy recognise the run by its arguments
+    assert runs.finished_run_of(a, CLI)
+    assert not runs.finished_run_of(a, [*CLI[:-1], "ff_dim=64"])
+    # the saved best model gives the metrics' test predictions
+    config = runs.read_json(os.path.join(a, runs.CONFIG))
+    model = keras.saving.load_model(os.path.join(a, runs.KERAS_MODEL))
+    probs = portable.predict_split(model, portable.load_arrays(a, config)["test"], 32)
+    labels, scores = runs.read_test_scores(a)
+    np.testing.assert_allclose(probs[:, 1], scores, atol=1e-5)
+
+
+def test_padding_of_a_bucket_does_not_change_predictions(fitted):
+    a, _ = fitted
+    config = runs.read_json(os.path.join(a, runs.CONFIG))
+    split = portable.load_arrays(a, config)["val"]
+    model = keras.saving.load_model(os.path.join(a, runs.KERAS_MODEL))
+    alone = np.concatenate([model.predict_on_batch(split.batch_ids([i], max(1, split.lengths[i])))
+                            for i in range(8)])
+    batched = portable.predict_split(model, portable.Split(
+        split.ids[:int(split.lengths[:8].sum())], split.lengths[:8], split.labels[:8]), 32)
+    np.testing.assert_allclose(batched[:, 1], alone[:, 0], atol=1e-5)
+
+
+def test_prepare_refuses_what_it_cannot_carry(tmp_path, shared_data):
+    for extra in (["--model", "han"], ["--model", "nb"], ["--model", "mlp", "--stream"]):
+        argv = [*extra, "--dataset", "sst2", "--output-dir", str(tmp_path)]
+        with pytest.raises(SystemExit, match="does not support"):
+            portable.prepare(argv)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs JAX")
+def test_fit_runs_on_jax_without_tensorflow(tmp_path, shared_data):
+    run = portable.prepare(["--model", "mlp", "--dataset", "sst2", "--epochs", "1",
+                            "--output-dir", str(tmp_path), "--run-name", "j"])
+    # TensorFlow made unimportable: what a JAX-only accelerator machine has
+    code = ("import sys; sys.modules['tensorflow'] = None; "
+            "from training import portable; portable.main(sys.argv[1:])")
+    env = {**os.environ, "KERAS_BACKEND": "jax", "PYTHONPATH": ROOT}
+    out = subprocess.run([sys.executable, "-c", code, "fit", "--run", run, "--verbose", "0"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    m = runs.read_json(os.path.join(run, runs.METRICS))
+    assert m["trained_with"]["backend"] == "jax"
+    assert m["test"]["accuracy"] > 0.7

@@ -1,0 +1,356 @@
+"""Train a zoo model on any Keras backend, from token ids prepared where TensorFlow is.
+
+    python -m training.portable prepare --model transformer --dataset imdb --layers 2 \\
+        --heads 4 --epochs 3 --output-dir runs/portable --run-name transformer-imdb-l2-h4
+    KERAS_BACKEND=jax python -m training.portable fit --run runs/portable/transformer-imdb-l2-h4
+    python -m training.portable prepare --jobs benchmarks/portable_imdb.txt --output-dir DIR
+
+``training.train`` reads raw text through tf.data, so it needs TensorFlow.
+A machine with an accelerator but no TensorFlow (a JAX or PyTorch machine)
+can still train the zoo's flat models, because they are written in
+``keras.ops``: ``prepare`` takes exactly ``training.train``'s arguments, loads
+the dataset, builds the vocabulary with the same :class:`TextPreprocessor`
+and writes a run directory with the config, the preprocessor and every
+split's token ids (``arrays.npz``, shared by runs with the same data, under
+``OUTPUT_DIR/_arrays/``). ``fit`` needs only Keras, NumPy and scikit-learn:
+it builds the preset with the same optimizer, loss and model options,
+trains with ``model.fit`` on length-bucketed NumPy batches, keeps the best
+epoch on validation accuracy and completes the run directory exactly like
+``training.train`` (``model.keras``, ``history.csv``, ``metrics.json``,
+``test_scores.npz``, plots), so ``training.reproduce`` and
+``benchmarks.accuracy`` read (and reuse) it. ``metrics.json`` records the
+backend, device and dtype policy under ``"trained_with"``.
+
+Differences from ``training.train``: batches are padded to multiples of
+:data:`BUCKET_STEP` tokens (a handful of shapes, so XLA compiles few
+programs) and the batch dimension to the batch size with zero-weight empty
+rows; hierarchical, classical, streamed and multi-worker runs and
+``--embeddings`` are not supported (a clear error says so).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shlex
+import sys
+import time
+
+import numpy as np
+
+BUCKET_STEP = 64
+ARRAYS_DIR = "_arrays"
+
+
+# -- prepare (TensorFlow) ---------------------------------------------------------
+def _encode(preprocessor, texts, chunk=2048):
+    """Texts -> (flat int32 ids, lengths), in dataset order."""
+    import tensorflow as tf
+
+    flat, lengths = [], []
+    for i in range(0, len(texts), chunk):
+        ids = preprocessor(tf.constant([str(t) for t in texts[i:i + chunk]], tf.string))
+        flat.append(ids.flat_values.numpy().astype(np.int32))
+        lengths.append(ids.row_lengths().numpy().astype(np.int32))
+    if not flat:
+        return np.zeros(0, np.int32), np.zeros(0, np.int32)
+    return np.concatenate(flat), np.concatenate(lengths)
+
+
+def prepare(argv, cache=None):
+    """Write a run directory with token ids for ``fit``; returns its path.
+
+    ``cache`` (a dict) keeps loaded datasets and vocabularies between calls,
+    so many runs over the same data are prepared quickly.
+    """
+    from kerasattn import runs
+    from kerasattn.data import datasets
+    from kerasattn.data.preprocessing import TextPreprocessor
+    from training import train
+
+    cache = {} if cache is None else cache
+    args = train.build_parser().parse_args(argv)
+    config = train.resolve_config(args, argv)
+    unsupported = [(config["kind"] == "classical", "a scikit-learn model"),
+                   (config["hierarchical"], "a hierarchical model"),
+                   (args.stream, "--stream"), (args.distribution != "none", "--distribution"),
+                   (args.embeddings, "--embeddings")]
+    for bad, what in unsupported:
+        if bad:
+            raise SystemExit(f"error: training.portable does not support {what}; "
+                             "use python -m training.train")
+    config["command"] = "python -m training.portable prepare " + " ".join(
+        shlex.quote(a) for a in argv)
+    config["train_args"] = list(argv)  # what runs.finished_run_of compares
+    t = config["train"]
+    data_key = (args.dataset, args.data_dir, t["val_fraction"], args.seed)
+    if data_key not in cache:
+        cache[data_key] = datasets.load(args.dataset, data_dir=args.data_dir,
+                                        val_fraction=t["val_fraction"], seed=args.seed,
+                                        download=not args.no_download)
+    ds = cache[data_key]
+    print(ds.summary(), flush=True)
+    run_dir = os.path.abspath(os.path.join(
+        args.output_dir, args.run_name or f"{args.model}-{args.dataset}-portable"))
+    os.makedirs(run_dir, exist_ok=True)
+    options = train.preprocessor_options(config)
+    vocab_key = (data_key, json.dumps(options, sort_keys=True), t["min_freq"], t["vocab_size"])
+    if vocab_key not in cache:
+        cache[vocab_key] = TextPreprocessor(**options).adapt(
+            ds.train.texts, min_freq=t["min_freq"], max_size=t["vocab_size"])
+    pre = cache[vocab_key]
+    pre.save(run_dir)
+    print(f"vocabulary: {pre.vocabulary_size:,} ids", flush=True)
+    key = hashlib.sha1(json.dumps([args.dataset, args.seed, t["val_fraction"],
+                                   pre.get_config(), pre.vocabulary]).encode()).hexdigest()[:16]
+    arrays = os.path.join(os.path.abspath(args.output_dir), ARRAYS_DIR, f"{key}.npz")
+    if not os.path.exists(arrays):
+        os.makedirs(os.path.dirname(arrays), exist_ok=True)
+        parts = {}
+        for s in datasets.SPLITS:
+            part = ds.split(s)
+            parts[f"{s}_ids"], parts[f"{s}_lengths"] = _encode(pre, part.texts)
+            parts[f"{s}_labels"] = np.asarray(part.labels, np.int32)
+            print(f"  {s}: {len(part):,} texts, {parts[f'{s}_ids'].size:,} tokens", flush=True)
+        np.savez_compressed(arrays + ".tmp.npz", **parts)
+        os.replace(arrays + ".tmp.npz", arrays)
+    config.update(class_names=ds.class_names, dataset_notes=ds.notes,
+                  dataset_sizes={s: len(ds.split(s)) for s in datasets.SPLITS},
+                  environment=runs.environment(),
+                  arrays=os.path.relpath(arrays, run_dir))
+    runs.write_json(os.path.join(run_dir, runs.CONFIG), config)
+    print(f"prepared {run_dir} (token ids: {arrays})", flush=True)
+    return run_dir
+
+
+# -- fit (any backend) -------------------------------------------------------------
+class Split:
+    """One split's token ids as a ragged array (flat ids + lengths)."""
+
+    def __init__(self, ids, lengths, labels):
+        self.ids, self.lengths, self.labels = ids, lengths.astype(np.int64), labels
+        self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+
+    def __len__(self):
+        return len(self.labels)
+
+    def batch_ids(self, index, width):
+        """(len(index), width) int32 ids of these texts, zero-padded."""
+        out = np.zeros((len(index), width), np.int32)
+        for row, i in enumerate(index):
+            n = min(int(self.lengths[i]), width)
+            out[row, :n] = self.ids[self.starts[i]:self.starts[i] + n]
+        return out
+
+
+def bucketed_batches(lengths, batch_size, step=BUCKET_STEP, rng=None):
+    """Index batches grouped by padded width (a multiple of ``step``).
+
+    Returns a list of ``(indices, width)``; with ``rng`` the texts inside each
+    bucket and the order of the batches are shuffled.
+    """
+    widths = np.maximum(1, -(-np.asarray(lengths) // step)) * step
+    batches = []
+    for w in np.unique(widths):
+        members = np.flatnonzero(widths == w)
+        if rng is not None:
+            members = rng.permutation(members)
+        batches += [(members[i:i + batch_size], int(w))
+                    for i in range(0, len(members), batch_size)]
+    if rng is not None:
+        batches = [batches[i] for i in rng.permutation(len(batches))]
+    return batches
+
+
+def _batch_arrays(split, index, width, batch_size):
+    """ids, labels and sample weights with the batch padded to ``batch_size`` rows."""
+    ids = np.zeros((batch_size, width), np.int32)
+    ids[:len(index)] = split.batch_ids(index, width)
+    labels = np.zeros(batch_size, np.int32)
+    labels[:len(index)] = split.labels[index]
+    weights = np.zeros(batch_size, np.float32)
+    weights[:len(index)] = 1.0
+    return ids, labels, weights
+
+
+def _py_dataset(split, batch_size, seed=None):
+    import keras
+
+    class Batches(keras.utils.PyDataset):
+        """Bucketed batches; reshuffled every epoch when seeded."""
+
+        def __init__(self):
+            super().__init__()
+            self.epoch = 0
+            self._plan()
+
+        def _plan(self):
+            rng = None if seed is None else np.random.default_rng([seed, self.epoch])
+            self.batches = bucketed_batches(split.lengths, batch_size, rng=rng)
+
+        def __len__(self):
+            return len(self.batches)
+
+        def __getitem__(self, i):
+            index, width = self.batches[i]
+            return _batch_arrays(split, index, width, batch_size)
+
+        def on_epoch_end(self):
+            if seed is not None:
+                self.epoch += 1
+                self._plan()
+
+    return Batches()
+
+
+def predict_split(model, split, batch_size):
+    """Class probabilities of a split, in dataset order."""
+    from kerasattn import runs
+
+    out = None
+    for index, width in bucketed_batches(split.lengths, batch_size):
+        ids, _, _ = _batch_arrays(split, index, width, batch_size)
+        p = runs.as_probabilities(model.predict_on_batch(ids))[:len(index)]
+        if out is None:
+            out = np.zeros((len(split), p.shape[1]))
+        out[index] = p
+    return out if out is not None else np.zeros((0, 2))
+
+
+def load_arrays(run_dir, config):
+    with np.load(os.path.join(run_dir, config["arrays"])) as f:
+        return {s: Split(f[f"{s}_ids"], f[f"{s}_lengths"], f[f"{s}_labels"])
+                for s in ("train", "val", "test")}
+
+
+def device_description():
+    import keras
+
+    backend = keras.backend.backend()
+    if backend == "jax":
+        import jax
+
+        d = jax.devices()[0]
+        return f"{d.platform}: {getattr(d, 'device_kind', d)}"
+    if backend == "torch":
+        import torch
+
+        return f"cuda: {torch.cuda.get_device_name()}" if torch.cuda.is_available() else "cpu"
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        gpus = tf.config.list_physical_devices("GPU")
+        return f"gpu: {gpus[0].name}" if gpus else "cpu"
+    return backend
+
+
+def fit(run_dir, mixed_precision="off", verbose=2):
+    """Train a prepared run; returns its metrics dict."""
+    import keras
+
+    from kerasattn import models, runs
+    from kerasattn.metrics import classification_metrics, format_metrics
+    from training.train import make_optimizer
+
+    config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
+    if "arrays" not in config:
+        raise SystemExit(f"error: {run_dir} was not written by `training.portable prepare`")
+    policy = {"off": "float32", "float16": "mixed_float16",
+              "bfloat16": "mixed_bfloat16"}[mixed_precision]
+    keras.mixed_precision.set_global_policy(policy)
+    keras.utils.set_random_seed(config["seed"])
+    data = load_arrays(run_dir, config)
+    train = config["train"]
+    preset = models.get_preset(config["model"])
+    vocabulary = runs.read_vocabulary(run_dir)
+    model = models.get(config["model"], vocab_size=len(vocabulary),
+                       num_classes=len(config["class_names"]), vocabulary=vocabulary,
+                       **config["model_overrides"])
+    binary_output = model.output_shape[-1] == 1
+    model.compile(
+        optimizer=make_optimizer(preset, train),
+        loss="binary_crossentropy" if binary_output else "sparse_categorical_crossentropy",
+        weighted_metrics=[keras.metrics.BinaryAccuracy(name="accuracy") if binary_output
+                          else keras.metrics.SparseCategoricalAccuracy(name="accuracy")])
+    bs = train["batch_size"]
+    best_path = os.path.join(run_dir, runs.KERAS_MODEL)
+    history_path = os.path.join(run_dir, runs.HISTORY)
+    callbacks = [keras.callbacks.ModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
+                                                 save_best_only=True),
+                 keras.callbacks.CSVLogger(history_path)]
+    if config.get("early_stopping"):
+        callbacks.append(keras.callbacks.EarlyStopping(
+            monitor="val_accuracy", mode="max", patience=config["early_stopping"]))
+    device = device_description()
+    print(f"{config['model']} on {config['dataset']}: keras {keras.__version__}, backend "
+          f"{keras.backend.backend()}, {device}, {policy}", flush=True)
+    start = time.perf_counter()
+    model.fit(_py_dataset(data["train"], bs, seed=config["seed"]),
+              validation_data=_py_dataset(data["val"], bs), epochs=train["epochs"],
+              callbacks=callbacks, verbose=verbose)
+    seconds = time.perf_counter() - start
+    with open(history_path) as fh:
+        import csv
+
+        val_acc = [float(r["val_accuracy"]) for r in csv.DictReader(fh)]
+    best_epoch = int(np.argmax(val_acc)) + 1
+    model = keras.saving.load_model(best_path)
+    results = {}
+    for s in ("val", "test"):
+        probs = predict_split(model, data[s], bs)
+        results[s] = classification_metrics(data[s].labels, probs, config["class_names"])
+        if s == "test":
+            roc = (data[s].labels, probs[:, -1])
+    metrics = {
+        "model": config["model"], "dataset": config["dataset"],
+        "dataset_notes": config.get("dataset_notes", []),
+        "val": results["val"], "test": results["test"],
+        "train_seconds": round(seconds, 3),
+        "train_examples_per_second": round(len(data["train"]) * len(val_acc)
+                                           / max(seconds, 1e-9), 2),
+        "best_epoch": best_epoch, "epochs_run": len(val_acc),
+        "parameters": int(model.count_params()),
+        "trained_with": {"command": "python -m training.portable fit",
+                         "backend": keras.backend.backend(), "keras": keras.__version__,
+                         "device": device, "dtype_policy": policy},
+    }
+    runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)
+    runs.write_plots(run_dir, f"{config['model']} on {config['dataset']}",
+                     config["class_names"], results["test"], roc)
+    for s in ("val", "test"):
+        print(f"{s:>4}: {format_metrics(results[s])}", flush=True)
+    print(f"trained in {seconds:.1f}s (best epoch {best_epoch}); run directory: {run_dir}",
+          flush=True)
+    return metrics
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] not in ("prepare", "fit"):
+        print(__doc__)
+        return 2
+    if argv[0] == "prepare":
+        if argv[1:2] == ["--jobs"]:
+            # one run a line: RUN_NAME followed by training.train's arguments
+            cache = {}
+            with open(argv[2]) as fh:
+                for line in fh:
+                    words = shlex.split(line, comments=True)
+                    if words:
+                        prepare([*words[1:], *argv[3:], "--run-name", words[0]], cache)
+        else:
+            prepare(argv[1:])
+        return 0
+    p = argparse.ArgumentParser(prog="python -m training.portable fit")
+    p.add_argument("--run", action="append", required=True,
+                   help="a prepared run directory (repeatable)")
+    p.add_argument("--mixed-precision", default="off", choices=["off", "float16", "bfloat16"])
+    p.add_argument("--verbose", type=int, default=2)
+    args = p.parse_args(argv[1:])
+    for run_dir in args.run:
+        fit(run_dir, args.mixed_precision, args.verbose)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
