@@ -26,7 +26,6 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-VOCAB = 20_000
 
 
 def _layer_of(op_name, model_name):
@@ -73,16 +72,14 @@ def profile(name, length, batch, steps, logdir):
     import numpy as np
     import tensorflow as tf
 
-    from benchmarks.speed import hierarchical_shape
+    from benchmarks.speed import VOCAB, build, hierarchical_shape
     from kerasattn import models
-    from training.train import make_optimizer
 
-    preset = models.get_preset(name)
     keras.utils.set_random_seed(0)
-    model = models.get(name, vocab_size=VOCAB, num_classes=2)
-    model.compile(optimizer=make_optimizer(preset, preset.training_defaults()),
-                  loss="sparse_categorical_crossentropy")
-    shape = (batch, *hierarchical_shape(length)) if preset.hierarchical else (batch, length)
+    model, optimizer, loss, _ = build(name)  # the preset's recipe and loss
+    model.compile(optimizer=optimizer, loss=loss)
+    shape = ((batch, *hierarchical_shape(length)) if models.get_preset(name).hierarchical
+             else (batch, length))
     rng = np.random.default_rng(0)
     x = rng.integers(2, VOCAB, size=shape).astype("int32")
     y = rng.integers(0, 2, size=batch).astype("int32")
