@@ -6,8 +6,6 @@ longest text in the batch, and texts of similar length are batched together
 happens once, in batches, and is cached; shuffling is seeded.
 """
 
-import math
-
 import numpy as np
 import tensorflow as tf
 

