@@ -90,8 +90,8 @@ def prepare(argv, cache=None):
                                         download=not args.no_download)
     ds = cache[data_key]
     print(ds.summary(), flush=True)
-    run_dir = os.path.abspath(os.path.join(
-        args.output_dir, args.run_name or f"{args.model}-{args.dataset}-portable"))
+    default_name = f"{args.model}-{args.dataset.replace(':', '_').replace('/', '_')}-portable"
+    run_dir = os.path.abspath(os.path.join(args.output_dir, args.run_name or default_name))
     os.makedirs(run_dir, exist_ok=True)
     options = train.preprocessor_options(config)
     vocab_key = (data_key, json.dumps(options, sort_keys=True), t["min_freq"], t["vocab_size"])
