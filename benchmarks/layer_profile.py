@@ -76,7 +76,7 @@ def profile(name, length, batch, steps, logdir):
     from kerasattn import models
 
     keras.utils.set_random_seed(0)
-    model, optimizer, loss, _ = build(name)  # the preset's recipe and loss
+    model, optimizer, loss = build(name)  # the preset's recipe and loss
     model.compile(optimizer=optimizer, loss=loss)
     shape = ((batch, *hierarchical_shape(length)) if models.get_preset(name).hierarchical
              else (batch, length))

@@ -1,7 +1,7 @@
 """Training and inference speed of every model family, a keras-hub peer, FLOP utilisation
 and peak memory.
 
-    python -m benchmarks.speed                        # all of it (~40 min on 2 CPU cores)
+    python -m benchmarks.speed                        # all of it (~30 min on 2 CPU cores)
     python -m benchmarks.speed --models transformer peer-transformer --lengths 256 --jit off
     python -m benchmarks.speed --part memory          # SANet's peak memory up to 4096 tokens
 
@@ -113,9 +113,7 @@ def build_peer(name, vocab_size, num_classes=2):
 
 
 def build(name):
-    """(compiled-ready model, optimizer, loss) of a preset or a peer."""
-    import keras
-
+    """(model, optimizer, loss) of a preset or a peer, ready to compile."""
     from kerasattn import models
     from training.train import make_optimizer
 
@@ -125,7 +123,7 @@ def build(name):
     optimizer = make_optimizer(preset, preset.training_defaults())
     loss = ("binary_crossentropy" if model.output_shape[-1] == 1
             else "sparse_categorical_crossentropy")
-    return model, optimizer, loss, keras
+    return model, optimizer, loss
 
 
 # -- analytic FLOPs ----------------------------------------------------------------
@@ -199,13 +197,14 @@ def _timed(fn, steps, repeats):
 
 def measure(name, length, jit, batch=None, steps=3, repeats=5, infer=True, attainable=False):
     """One row: training and inference seconds per step and documents/s."""
+    import keras
     import numpy as np
 
     from kerasattn import models
 
     idle = rss_mib()
     batch = batch or batch_size_for(length)
-    model, optimizer, loss, keras = build(name)
+    model, optimizer, loss = build(name)
     keras.utils.set_random_seed(0)
     rng = np.random.default_rng(0)
     hierarchical = name not in PEERS and models.get_preset(name).hierarchical

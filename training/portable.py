@@ -29,6 +29,7 @@ rows; hierarchical, classical, streamed and multi-worker runs and
 """
 
 import argparse
+import csv
 import hashlib
 import json
 import os
@@ -290,8 +291,6 @@ def fit(run_dir, mixed_precision="off", verbose=2):
               callbacks=callbacks, verbose=verbose)
     seconds = time.perf_counter() - start
     with open(history_path) as fh:
-        import csv
-
         val_acc = [float(r["val_accuracy"]) for r in csv.DictReader(fh)]
     best_epoch = int(np.argmax(val_acc)) + 1
     model = keras.saving.load_model(best_path)
