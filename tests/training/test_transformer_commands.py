@@ -44,3 +44,21 @@ def test_the_command_line_reports_bad_requests(tmp_path, capsys):
     code = reproduce.main(["--experiment", "sanet-table2", "--dataset", "imdb",
                            "--results-dir", str(tmp_path)])
     assert code == 2 and "sanet-table2 measures its four datasets" in capsys.readouterr().err
+
+
+def test_portable_jobs_are_the_commands_reproduce_runs():
+    """benchmarks/portable_imdb.txt lists the IMDB runs with the names and arguments
+    training.reproduce looks for, so runs fitted elsewhere are reused, not retrained."""
+    path = os.path.join(os.path.dirname(reproduce.__file__), "..", "benchmarks",
+                        "portable_imdb.txt")
+    with open(path) as fh:
+        jobs = dict(line.split(" ", 1) for line in fh.read().splitlines()
+                    if line and not line.startswith("#"))
+    expected = {f"transformer-imdb-l{l}-h{h}": reproduce._transformer_cli("imdb", l, h)
+                for l, h in reproduce.TRANSFORMER_GRID}
+    expected.update({f"{m}-imdb-table1": reproduce._baseline_cli("imdb", m)
+                     for m in reproduce.BASELINE_MODELS})
+    for name, cli in expected.items():
+        assert jobs[name].split() == cli, name
+    assert "--remove-stopwords" in expected["transformer-imdb-l1-h1"]  # §3.3 on IMDB
+    assert "--remove-stopwords" not in reproduce._transformer_cli("sst2", 1, 1)
