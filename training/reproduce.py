@@ -376,7 +376,8 @@ TRANSFORMER_EPOCHS = {"imdb": 3, "sst2": 4}
 # §3.3's preprocessing, which the paper applies to IMDB: punctuation and stop words removed
 # (vocabulary 20,000, the preset's). It leaves IMDB's reviews at about 106 tokens on average
 # (225 with the stop words, 261 with punctuation tokens too; 5,000 training reviews), so 400
-# tokens keep about 99 % of them whole and an epoch takes 2.5x less time. SST-2's short sentences keep their words.
+# tokens keep about 99 % of them whole and an epoch takes 2.5x less time. SST-2's short
+# sentences keep their words.
 PREPROCESSING = {"imdb": ["--remove-punctuation", "--remove-stopwords"]}
 # Table 1's baselines as §4 trains them: 6 epochs, Adam, 100-d embeddings, 128 units
 # (our presets' sizes); IMDB preprocessed like the transformer's and cut at 400 tokens
