@@ -27,6 +27,21 @@ def test_imdb_official_split():
     assert all(isinstance(t, str) and t for t in ds.test.texts[:50])
 
 
+def test_imdb_random_split_is_the_transformer_papers_protocol():
+    official = d.load("imdb")
+    ds = d.load("imdb-random-split")
+    assert (len(ds.train), len(ds.val), len(ds.test)) == (40000, 5000, 5000)
+    assert counts(ds.test) == {0: 2500, 1: 2500} and counts(ds.val) == {0: 2500, 1: 2500}
+    # every labelled review exactly once, official train and test reviews on each side
+    pooled = official.train.texts + official.val.texts + official.test.texts
+    ours = ds.train.texts + ds.val.texts + ds.test.texts
+    assert sorted(ours) == sorted(pooled)
+    official_test = set(official.test.texts)
+    assert 0 < sum(t in official_test for t in ds.test.texts) < len(ds.test)
+    assert any("NOT the official split" in n for n in ds.notes)
+    assert d.load("imdb-random-split").test.texts[:5] == ds.test.texts[:5]  # fixed seed
+
+
 @pytest.mark.parametrize("name,sizes,classes", [
     ("sst2", (6920, 872, 1821), 2),
     ("sst5", (8544, 1101, 2210), 5),
