@@ -242,6 +242,14 @@ def stratified_split(labels, fraction, seed):
     return np.sort(rest), np.sort(held)
 
 
+def split_80_10_10(rows):
+    """Train/val/test splits of ``rows`` (a :class:`Split`), stratified 80/10/10 (seed 0)."""
+    rest, test = stratified_split(rows.labels, 0.1, DEFINITION_SEED)
+    train_val = rows.take(rest)
+    train, val = stratified_split(train_val.labels, 1 / 9, DEFINITION_SEED)
+    return {"train": train_val.take(train), "val": train_val.take(val), "test": rows.take(test)}
+
+
 # --------------------------------------------------------------------------
 # The registry of loaders
 
@@ -355,14 +363,10 @@ def load_imdb_random_split(data_dir=None, download=True):
     splits, class_names, notes = load_imdb(data_dir, download)
     pooled = Split(splits["train"].texts + splits["test"].texts,
                    np.concatenate([splits["train"].labels, splits["test"].labels]))
-    rest, test = stratified_split(pooled.labels, 0.1, DEFINITION_SEED)
-    train_val = pooled.take(rest)
-    train, val = stratified_split(train_val.labels, 1 / 9, DEFINITION_SEED)
     note = ("IMDB: NOT the official split. The 50,000 labelled reviews are pooled and split "
             "stratified 40k/5k/5k (seed 0), as the Transformer paper (004) did; reviews of "
             "the same film land on both sides, which the official split avoids.")
-    return ({"train": train_val.take(train), "val": train_val.take(val),
-             "test": pooled.take(test)}, class_names, notes + [note])
+    return split_80_10_10(pooled), class_names, notes + [note]
 
 
 # --------------------------------------------------------------------------
@@ -690,14 +694,9 @@ for _name in ZHANG_DATASETS:
 def load_ag_news_test_split(data_dir=None, download=True):
     files, class_names = _zhang_files("ag_news", data_dir, download, need=("test",))
     rows = read_zhang_csv(files["test"], len(class_names))
-    rest, test = stratified_split(rows.labels, 0.1, DEFINITION_SEED)
-    train_val = rows.take(rest)
-    train, val = stratified_split(train_val.labels, 1 / 9, DEFINITION_SEED)
-    splits = {"train": train_val.take(train), "val": train_val.take(val),
-              "test": rows.take(test)}
     note = ("AG News: NOT the official split. Train/val/test are a stratified "
             "80/10/10 split (seed 0) of the 7,600 official test rows.")
-    return splits, class_names, [note]
+    return split_80_10_10(rows), class_names, [note]
 
 
 # --------------------------------------------------------------------------
