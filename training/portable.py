@@ -251,7 +251,7 @@ def fit(run_dir, mixed_precision="off", verbose=2):
 
     from kerasattn import models, runs
     from kerasattn.metrics import classification_metrics, format_metrics
-    from training.train import make_optimizer
+    from training.train import loss_and_accuracy, make_optimizer
 
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
     if "arrays" not in config:
@@ -267,12 +267,10 @@ def fit(run_dir, mixed_precision="off", verbose=2):
     model = models.get(config["model"], vocab_size=len(vocabulary),
                        num_classes=len(config["class_names"]), vocabulary=vocabulary,
                        **config["model_overrides"])
-    binary_output = model.output_shape[-1] == 1
-    model.compile(
-        optimizer=make_optimizer(preset, train),
-        loss="binary_crossentropy" if binary_output else "sparse_categorical_crossentropy",
-        weighted_metrics=[keras.metrics.BinaryAccuracy(name="accuracy") if binary_output
-                          else keras.metrics.SparseCategoricalAccuracy(name="accuracy")])
+    loss, accuracy = loss_and_accuracy(model)
+    # weighted: the zero-weight rows that pad a batch do not count
+    model.compile(optimizer=make_optimizer(preset, train), loss=loss,
+                  weighted_metrics=[accuracy])
     bs = train["batch_size"]
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
     history_path = os.path.join(run_dir, runs.HISTORY)

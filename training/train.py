@@ -222,6 +222,17 @@ def make_optimizer(preset, train):
                                  "config": {"learning_rate": train["learning_rate"]}})
 
 
+def loss_and_accuracy(model):
+    """The loss and accuracy metric for ``model``'s output: binary cross-entropy on one
+    sigmoid unit, sparse categorical cross-entropy on a softmax."""
+    import keras
+
+    if model.output_shape[-1] == 1:
+        return "binary_crossentropy", keras.metrics.BinaryAccuracy(name="accuracy")
+    return "sparse_categorical_crossentropy", \
+        keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+
+
 def _train_classical(config, ds, run_dir, log):
     import joblib
 
@@ -302,13 +313,9 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
                                          seed=config["seed"])
             log(f"embeddings from {config['embeddings']}: {found:,} of "
                 f"{pre.vocabulary_size - 2:,} words found, the rest random")
-        binary_output = model.output_shape[-1] == 1
-        model.compile(
-            optimizer=make_optimizer(preset, train),
-            loss="binary_crossentropy" if binary_output else "sparse_categorical_crossentropy",
-            metrics=[keras.metrics.BinaryAccuracy(name="accuracy") if binary_output
-                     else keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
-            jit_compile=config["jit_compile"])
+        loss, accuracy = loss_and_accuracy(model)
+        model.compile(optimizer=make_optimizer(preset, train), loss=loss, metrics=[accuracy],
+                      jit_compile=config["jit_compile"])
         # built here, in the strategy's scope (BackupAndRestore would build it outside)
         model.optimizer.build(model.trainable_variables)
     if verbose != 0:
@@ -344,7 +351,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         from kerasattn import distributed
 
         distributed.fit(model, strategy, train_ds, val_ds, train["epochs"], callbacks,
-                        verbose, binary_output)
+                        verbose, model.output_shape[-1] == 1)
     else:
         model.fit(train_ds, validation_data=val_ds, epochs=train["epochs"],
                   callbacks=callbacks, verbose=verbose, shuffle=False)
