@@ -5,7 +5,19 @@ of 5, over the zoo's own tokenisation (:class:`~kerasattn.data.preprocessing.Tex
 so the classical and neural models see the same tokens. scikit-learn does
 the rest. Logistic regression uses ``l1_ratio=1.0`` with the ``saga`` solver:
 scikit-learn 1.9 deprecates ``penalty=`` and liblinear has no multiclass.
+
+A fitted model is saved with :func:`save` as a skops file (``model.skops``),
+never a pickle: :func:`load` reads it only if every type it names is on
+:data:`TRUSTED_TYPES`, the exact scikit-learn, NumPy and built-in types these
+pipelines are made of, so a run directory from someone else cannot run their
+code. The preprocessor options travel inside it as a JSON string. Old run
+directories with a pickled ``model.joblib`` are refused (:class:`UnsafeModelError`)
+and must be retrained.
 """
+
+import json
+import os
+import zipfile
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -28,7 +40,9 @@ class TfidfClassifier:
     def __init__(self, estimator, preprocessor_config=None, ngram_range=(1, 2), min_df=5):
         self.preprocessor_config = dict(preprocessor_config or {})
         self.pipeline = Pipeline([
-            ("tfidf", TfidfVectorizer(tokenizer=str.split, token_pattern=None, lowercase=False,
+            # token_pattern \S+ splits on whitespace exactly like str.split, without a
+            # callable a skops file would have to name (the features are identical)
+            ("tfidf", TfidfVectorizer(analyzer="word", token_pattern=r"\S+", lowercase=False,
                                       ngram_range=tuple(ngram_range), min_df=min_df,
                                       sublinear_tf=False, dtype=np.float32)),
             ("classifier", estimator),
@@ -57,6 +71,108 @@ class TfidfClassifier:
 
     def predict_proba(self, texts):
         return self.pipeline.predict_proba(self.tokenize(texts))
+
+    def save(self, path):
+        """Write the fitted model to ``path`` (a skops file); see :func:`load`."""
+        save(self, path)
+
+
+FORMAT = "kerasattn.TfidfClassifier/1"
+LEGACY_MODEL = "model.joblib"  # pickles written before the skops format: never loaded
+ESTIMATORS = (MultinomialNB, LogisticRegression)
+
+# every type a saved nb/lr model names, exactly ("module.Class"); nothing else is loaded,
+# not even the types skops trusts by default (other estimators, ufuncs, ...)
+TRUSTED_TYPES = frozenset({
+    "builtins.dict", "builtins.list", "builtins.tuple", "builtins.str",  # str: all JSON
+    "numpy.ndarray", "numpy.float32",
+    "sklearn.pipeline.Pipeline",
+    "sklearn.feature_extraction.text.TfidfVectorizer",
+    "sklearn.feature_extraction.text.TfidfTransformer",
+    "sklearn.naive_bayes.MultinomialNB",
+    "sklearn.linear_model._logistic.LogisticRegression",
+})
+_PREPROCESSOR_OPTIONS = ("mode", "remove_punctuation", "remove_stopwords", "max_length",
+                         "hierarchical", "max_sentences", "max_words")
+
+
+class UnsafeModelError(ValueError):
+    """A classical model file that is not loaded: a legacy pickle, or a skops file
+    naming a type outside :data:`TRUSTED_TYPES`, or not a saved ``TfidfClassifier``."""
+
+
+def save(model, path):
+    """Save a fitted :class:`TfidfClassifier` to ``path`` with skops (no pickle)."""
+    import skops.io as sio
+
+    config = json.dumps(model.preprocessor_config, sort_keys=True)
+    sio.dump({"format": FORMAT, "preprocessor_config": config, "pipeline": model.pipeline},
+             path)
+    return path
+
+
+def _schema_types(path):
+    """Every ``module.Class`` the skops file's schema names (its nodes' types)."""
+    with zipfile.ZipFile(path) as z:
+        schema = json.loads(z.read("schema.json"))
+    found, stack = set(), [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "__class__" in node or "__module__" in node:
+                found.add(f"{node.get('__module__')}.{node.get('__class__')}")
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def load(path):
+    """Load a :class:`TfidfClassifier` written by :func:`save`.
+
+    Raises:
+        UnsafeModelError: ``path`` is missing but a legacy ``model.joblib`` lies beside
+            it (a pickle, which would run any code it holds: retrain), or the file names
+            a type outside :data:`TRUSTED_TYPES`, or it is not a saved ``TfidfClassifier``.
+    """
+    import skops.io as sio
+
+    legacy = os.path.join(os.path.dirname(path), LEGACY_MODEL)
+    if not os.path.exists(path) and os.path.exists(legacy):
+        raise UnsafeModelError(
+            f"{legacy} is a pickle, an unsafe legacy format: loading it would run any code "
+            f"it contains, so it is not loaded. Retrain the run with the current version "
+            f"(python -m training.train with the same arguments, see config.json's "
+            f"\"command\"), which saves a {os.path.basename(path)} instead")
+    try:
+        named = _schema_types(path)
+        untrusted = set(sio.get_untrusted_types(file=path))
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError) as e:
+        raise UnsafeModelError(f"{path} is not a skops model file: {e}") from None
+    refused = sorted((named | untrusted) - TRUSTED_TYPES)
+    if refused:
+        raise UnsafeModelError(f"{path} names types that are not trusted, so it is not "
+                               f"loaded: {', '.join(refused)}")
+    obj = sio.load(path, trusted=sorted(untrusted))  # all of them on TRUSTED_TYPES
+    pipeline = obj.get("pipeline") if isinstance(obj, dict) else None
+    if not (isinstance(obj, dict) and obj.get("format") == FORMAT
+            and isinstance(pipeline, Pipeline) and len(pipeline.steps) == 2
+            and isinstance(pipeline.named_steps.get("tfidf"), TfidfVectorizer)
+            and isinstance(pipeline.named_steps.get("classifier"), ESTIMATORS)):
+        raise UnsafeModelError(f"{path} does not hold a saved TfidfClassifier ({FORMAT})")
+    tfidf = pipeline.named_steps["tfidf"]
+    if tfidf.analyzer != "word" or tfidf.tokenizer is not None or tfidf.preprocessor is not None:
+        raise UnsafeModelError(f"{path}: its TfidfVectorizer uses a callable")
+    try:
+        config = json.loads(obj["preprocessor_config"])
+    except (TypeError, json.JSONDecodeError):
+        config = None
+    if not (isinstance(config, dict) and set(config) <= set(_PREPROCESSOR_OPTIONS)
+            and all(v is None or isinstance(v, (str, bool, int)) for v in config.values())):
+        raise UnsafeModelError(f"{path}: invalid preprocessor options")
+    model = TfidfClassifier.__new__(TfidfClassifier)
+    model.preprocessor_config, model.pipeline, model._preprocessor = config, pipeline, None
+    return model
 
 
 def build_nb(num_classes, alpha=1.0, ngram_range=(1, 2), min_df=5, preprocessor_config=None):

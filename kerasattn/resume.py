@@ -15,6 +15,11 @@ history of the process:
 The run directory's ``history.csv`` is cut back to the epochs the backup holds
 (an epoch whose row was written but whose backup was not is trained again), so
 the history, the best epoch and the best-model checkpoint carry on from there.
+
+The backup outlives ``fit``: it is deleted only once ``metrics.json`` is
+written, and :func:`write_fit_done` marks in it that training had ended, so a
+run killed while it predicts its splits or draws its plots is evaluated again
+on the next start, not trained again from epoch 1.
 """
 
 import csv
@@ -67,19 +72,57 @@ def backed_up_epochs(run_dir):
         return int(json.load(fh)["epoch"])
 
 
+def _replace_with(path, write):
+    """Write a file atomically: ``write(fh)`` into a temporary file beside ``path``,
+    then rename it over ``path`` (a crash leaves the old file or the new one)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as fh:
+        write(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
 def step_back_one_epoch(run_dir):
     """Make the previous backup (``double_checkpoint``) the latest one: used when
-    the other workers of a multi-worker run only got that far."""
+    the other workers of a multi-worker run only got that far. Each file is
+    replaced atomically, the weights before the epoch count."""
     d = backup_dir(run_dir)
     prev = os.path.join(d, _WEIGHTS + ".bkp")
     if not os.path.exists(prev):
         raise RuntimeError(f"{d} holds no previous backup to step back to")
-    shutil.copy(prev, os.path.join(d, _WEIGHTS))
+    shutil.copy(prev, os.path.join(d, _WEIGHTS + ".tmp"))
+    os.replace(os.path.join(d, _WEIGHTS + ".tmp"), os.path.join(d, _WEIGHTS))
     with open(os.path.join(d, _METADATA)) as fh:
         meta = json.load(fh)
     meta["epoch"] -= 1
-    with open(os.path.join(d, _METADATA), "w") as fh:
-        json.dump(meta, fh)
+    _replace_with(os.path.join(d, _METADATA), lambda fh: json.dump(meta, fh))
+
+
+_FIT_DONE = "fit_done.json"
+
+
+def write_fit_done(run_dir, **figures):
+    """Record in the backup that ``fit`` has ended (all epochs, or early stopping):
+    a run interrupted after this is evaluated again, not trained again."""
+    d = backup_dir(run_dir)
+    if os.path.isdir(d):
+        _replace_with(os.path.join(d, _FIT_DONE), lambda fh: json.dump(figures, fh))
+
+
+def read_fit_done(run_dir):
+    """The figures :func:`write_fit_done` recorded, or None."""
+    path = os.path.join(backup_dir(run_dir), _FIT_DONE)
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        return json.load(fh)
+
+
+def delete_backup(run_dir):
+    """Delete the run's backup (once its metrics.json is written)."""
+    if os.path.isdir(backup_dir(run_dir)):
+        shutil.rmtree(backup_dir(run_dir))
 
 
 def read_history(path):
@@ -98,8 +141,7 @@ def truncate_history(path, epochs):
         return []
     with open(path, newline="") as fh:
         lines = fh.readlines()
-    with open(path, "w", newline="") as fh:
-        fh.writelines(lines[: 1 + epochs] if epochs else [])
+    _replace_with(path, lambda fh: fh.writelines(lines[: 1 + epochs] if epochs else []))
     return read_history(path)
 
 

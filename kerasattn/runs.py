@@ -6,7 +6,7 @@ A run directory holds::
     preprocessor.json    text options of the preprocessor
     vocab.txt            its vocabulary (id = line number - 1; line 1, padding, is empty)
     model.keras          the best epoch's model (Keras models)
-    model.joblib         the fitted pipeline (classical models)
+    model.skops          the fitted pipeline (classical models; skops, never a pickle)
     history.csv          per-epoch loss/accuracy (Keras CSVLogger)
     tensorboard/         TensorBoard logs
     metrics.json         "val" and "test" metrics, train_seconds, train_examples_per_second
@@ -25,7 +25,7 @@ import platform
 import numpy as np
 
 CONFIG, METRICS, HISTORY = "config.json", "metrics.json", "history.csv"
-KERAS_MODEL, CLASSICAL_MODEL = "model.keras", "model.joblib"
+KERAS_MODEL, CLASSICAL_MODEL = "model.keras", "model.skops"  # kerasattn.classical.save
 TEST_SCORES = "test_scores.npz"
 VOCAB = "vocab.txt"  # written by TextPreprocessor.save (its VOCAB_FILE)
 
@@ -69,6 +69,12 @@ def _json_default(o):
     if isinstance(o, (np.ndarray, tuple)):
         return list(o)
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def as_json(obj):
+    """``obj`` as it comes back from ``config.json`` (tuples become lists, NumPy
+    scalars Python numbers): compare live configurations with stored ones this way."""
+    return json.loads(json.dumps(obj, default=_json_default))
 
 
 def read_json(path):
@@ -167,9 +173,9 @@ def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0):
     ds = load_dataset(config, data_dir)
     out = {}
     if config["kind"] == "classical":
-        import joblib
+        from kerasattn import classical
 
-        model = joblib.load(os.path.join(run_dir, CLASSICAL_MODEL))
+        model = classical.load(os.path.join(run_dir, CLASSICAL_MODEL))  # trusted types only
         for s in splits:
             part = ds.split(s)
             out[s] = classification_metrics(part.labels, model.predict_proba(part.texts),

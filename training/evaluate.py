@@ -6,6 +6,10 @@ Rebuilds the dataset split exactly as in training (same validation fraction
 and seed), reloads the saved preprocessor and best model, and prints the
 metrics of the validation and test splits. ``--write`` replaces the metrics
 in ``metrics.json`` (the training time is kept).
+
+A classical run's model.skops is loaded only if it names nothing but the types
+an nb/lr pipeline is made of; a legacy pickled model.joblib is never loaded
+(it could run any code): retrain such a run.
 """
 
 import argparse
@@ -25,6 +29,7 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     from kerasattn import runs
+    from kerasattn.classical import UnsafeModelError
     from kerasattn.data.datasets import DatasetError
     from kerasattn.metrics import format_metrics
 
@@ -33,7 +38,7 @@ def main(argv=None):
         return 2
     try:
         results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split), verbose=1)
-    except DatasetError as e:
+    except (DatasetError, UnsafeModelError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     saved_path = os.path.join(args.run, runs.METRICS)

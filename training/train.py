@@ -92,8 +92,48 @@ def build_parser():
     p.add_argument("--restart", action="store_true",
                    help="ignore the backup of an interrupted run with the same command and "
                         "start from epoch 1 (by default it is resumed)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the finished run in --output-dir/--run-name (by default "
+                        "a finished run is never overwritten)")
     p.add_argument("--verbose", default="auto", help="Keras verbosity: auto, 0, 1 or 2")
     return p
+
+
+class ConfigError(ValueError):
+    """An invalid command line or run directory: reported as one ``error:`` line,
+    before anything is written."""
+
+
+# flag: (smallest value, what it means); checked before anything is read or written
+_LOWER_BOUNDS = {
+    "epochs": (1, "epochs"), "batch_size": (1, "texts per batch"),
+    "max_length": (1, "tokens"), "max_sentences": (1, "sentences"),
+    "max_words": (1, "words per sentence"), "vocab_size": (3, "ids (padding, OOV and a word)"),
+    "min_freq": (1, "occurrences"), "early_stopping": (1, "epochs of patience"),
+    "shuffle_buffer": (1, "rows"), "layers": (1, "layers"), "heads": (1, "heads"),
+}
+
+
+def validate_args(args):
+    """Raise :class:`ConfigError` for values no run can use."""
+    for key, (low, unit) in _LOWER_BOUNDS.items():
+        value = getattr(args, key, None)
+        if value is not None and value < low:
+            raise ConfigError(f"--{key.replace('_', '-')} must be >= {low} ({unit}), "
+                              f"got {value}")
+    if args.learning_rate is not None and not args.learning_rate > 0:
+        raise ConfigError(f"--learning-rate must be > 0, got {args.learning_rate}")
+    if args.val_fraction is not None and not 0 < args.val_fraction < 1:
+        raise ConfigError(f"--val-fraction must be between 0 and 1 (exclusive), "
+                          f"got {args.val_fraction}")
+    if args.run_name is not None:
+        name = args.run_name
+        if not name or name in (".", "..") or "/" in name or os.sep in name \
+                or (os.altsep and os.altsep in name):
+            raise ConfigError(f"--run-name {name!r}: a run name is one directory name inside "
+                              "--output-dir (no '/', '.' or '..')")
+    if os.path.exists(args.output_dir) and not os.path.isdir(args.output_dir):
+        raise ConfigError(f"--output-dir {args.output_dir!r} is a file, not a directory")
 
 
 def _parse_model_options(items):
@@ -101,7 +141,7 @@ def _parse_model_options(items):
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
-            raise SystemExit(f"--model-option expects KEY=VALUE, got {item!r}")
+            raise ConfigError(f"--model-option expects KEY=VALUE, got {item!r}")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -119,18 +159,17 @@ def resolve_config(args, argv):
         value = getattr(args, key, None)
         if value is not None:
             train[key] = value
-    for key in ("epochs", "batch_size"):
-        if train[key] < 1:
-            raise SystemExit(f"--{key.replace('_', '-')} must be >= 1")
     model_options = _parse_model_options(args.model_option)
+    unknown = sorted(set(model_options) - set(preset.model_config))
+    if unknown:
+        raise ConfigError(f"--model-option {', '.join(unknown)}: model {args.model} has no "
+                          f"such option; its options are {', '.join(preset.model_config)}")
     for flag, key in (("layers", "num_layers"), ("heads", "num_heads")):
         value = getattr(args, flag, None)
         if value is None:
             continue
         if key not in preset.model_config:
-            raise SystemExit(f"--{flag}: model {args.model} has no option {key}")
-        if value < 1:
-            raise SystemExit(f"--{flag} must be >= 1")
+            raise ConfigError(f"--{flag}: model {args.model} has no option {key}")
         model_options[key] = value
     return {
         "model": args.model,
@@ -162,25 +201,31 @@ _RESUME_KEYS = ("model", "dataset", "seed", "train", "model_config", "mixed_prec
 
 
 def _same_run(config, run_dir):
+    """Whether ``run_dir``'s config.json is of this same command. Compared as JSON
+    (a tuple option, e.g. ``windows=(3, 4, 5)``, comes back from JSON as a list)."""
     from kerasattn import runs
 
     path = os.path.join(run_dir, runs.CONFIG)
     if not os.path.exists(path):
         return False
-    old = runs.read_json(path)
-    return all(old.get(k) == config[k] for k in _RESUME_KEYS)
+    try:
+        old = runs.read_json(path)
+    except (OSError, ValueError):
+        return False
+    return all(old.get(k) == runs.as_json(config[k]) for k in _RESUME_KEYS)
 
 
 def _unfinished_runs(output_dir, config):
-    """Run directories under ``output_dir`` with a backup of this same command."""
-    from kerasattn import resume, runs
+    """Unfinished run directories under ``output_dir`` of this same command (with a
+    backup to resume, or killed before their first epoch's backup)."""
+    from kerasattn import runs
 
     if not os.path.isdir(output_dir):
         return []
     found = []
     for name in os.listdir(output_dir):
         d = os.path.join(output_dir, name)
-        if resume.backed_up_epochs(d) and not os.path.exists(os.path.join(d, runs.METRICS)) \
+        if os.path.isdir(d) and not os.path.exists(os.path.join(d, runs.METRICS)) \
                 and _same_run(config, d):
             found.append(d)
     return sorted(found, key=os.path.getmtime)
@@ -234,9 +279,7 @@ def loss_and_accuracy(model):
 
 
 def _train_classical(config, ds, run_dir, log):
-    import joblib
-
-    from kerasattn import models, runs
+    from kerasattn import classical, models, runs
     from kerasattn.metrics import classification_metrics
 
     options = {**preprocessor_options(config), "max_length": None}
@@ -245,7 +288,7 @@ def _train_classical(config, ds, run_dir, log):
     start = time.perf_counter()
     model.fit(ds.train.texts, ds.train.labels)
     seconds = time.perf_counter() - start
-    joblib.dump(model, os.path.join(run_dir, runs.CLASSICAL_MODEL))
+    classical.save(model, os.path.join(run_dir, runs.CLASSICAL_MODEL))  # skops, not pickle
     probs = {s: model.predict_proba(ds.split(s).texts) for s in ("val", "test")}
     results = {s: classification_metrics(ds.split(s).labels, p, ds.class_names)
                for s, p in probs.items()}
@@ -303,9 +346,14 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         strategy = (tf.distribute.MirroredStrategy() if config["distribution"] == "mirrored"
                     else tf.distribute.get_strategy())
     with strategy.scope():
-        model = models.get(config["model"], vocab_size=pre.vocabulary_size,
-                           num_classes=ds.num_classes, vocabulary=pre.vocabulary,
-                           **config["model_overrides"])
+        try:
+            model = models.get(config["model"], vocab_size=pre.vocabulary_size,
+                               num_classes=ds.num_classes, vocabulary=pre.vocabulary,
+                               **config["model_overrides"])
+        except (ValueError, TypeError) as e:
+            raise ConfigError(f"model {config['model']} with options "
+                              f"{json.dumps(runs.as_json(config['model_overrides']))}: {e}") \
+                from None
         if config.get("embeddings"):
             from kerasattn import embeddings
 
@@ -323,7 +371,9 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
 
     history_path = os.path.join(run_dir, runs.HISTORY)
     done = resume.backed_up_epochs(run_dir) if resuming else 0
-    past = resume.truncate_history(history_path, done) if resuming else []
+    fitted = resume.read_fit_done(run_dir) if resuming else None
+    past = resume.read_history(history_path) if fitted else \
+        resume.truncate_history(history_path, done) if resuming else []
     best_so_far = max((r["val_accuracy"] for r in past), default=None)
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
     callbacks = [
@@ -337,9 +387,12 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     if config["early_stopping"]:
         callbacks.append(resume.ResumableEarlyStopping(
             past, monitor="val_accuracy", mode="max", patience=config["early_stopping"]))
-    # last, so that an epoch's backup is written after its checkpoint and history row
+    # last, so that an epoch's backup is written after its checkpoint and history row;
+    # kept after fit (deleted once metrics.json is written), so that a crash while
+    # predicting or writing does not send the run back to epoch 1
     callbacks.append(keras.callbacks.BackupAndRestore(resume.backup_dir(run_dir),
-                                                      double_checkpoint=True))
+                                                      double_checkpoint=True,
+                                                      delete_checkpoint=False))
     if streamed:
         import warnings
 
@@ -347,7 +400,10 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         # epoch and warns that the data "ran out"; nothing is interrupted.
         warnings.filterwarnings("ignore", message="Your input ran out of data")
     start = time.perf_counter()
-    if multiworker:
+    if fitted:
+        log(f"training had finished before the interruption ({fitted['epochs_run']} "
+            "epochs); evaluating the best epoch")
+    elif multiworker:
         from kerasattn import distributed
 
         distributed.fit(model, strategy, train_ds, val_ds, train["epochs"], callbacks,
@@ -359,6 +415,11 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     # the whole history, the epochs before an interruption included
     val_acc = [r["val_accuracy"] for r in resume.read_history(history_path)]
     epochs_run = len(val_acc)
+    if fitted:  # the run's own figures, not this evaluation's
+        seconds, done = fitted["train_seconds"], fitted["resumed_after_epoch"]
+    else:
+        resume.write_fit_done(run_dir, epochs_run=epochs_run, train_seconds=seconds,
+                              resumed_after_epoch=done)
     best_epoch = int(max(range(epochs_run), key=lambda i: val_acc[i])) + 1
     log(f"best epoch {best_epoch} (val accuracy {max(val_acc):.4f}); restoring it")
     model = keras.saving.load_model(best_path)
@@ -388,8 +449,8 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     return results, seconds, (n_train or 0) * (epochs_run - done), info, roc
 
 
-def _run_dir(args, config, log):
-    """The run directory: ``--run-name``, else the newest interrupted run of the
+def _run_dir(args, config):
+    """The run directory: ``--run-name``, else the newest unfinished run of the
     same command (to resume it), else a new timestamped one. Workers other than
     the chief of a multi-worker run write into ``worker-N`` inside it."""
     if args.run_name:
@@ -405,36 +466,99 @@ def _run_dir(args, config, log):
         task_type, task_id, _ = distributed.cluster()
         if not distributed.is_chief(task_type, task_id):
             run_dir = os.path.join(run_dir, f"{task_type}-{task_id}")
-    run_dir = os.path.abspath(run_dir)
-    os.makedirs(run_dir, exist_ok=True)
-    return run_dir
+    return os.path.abspath(run_dir)
 
 
-def _prepare_resume(args, config, run_dir, log):
-    """Whether ``run_dir`` holds a backup to resume (after checking that it is a
-    backup of this same command); ``--restart`` deletes it instead."""
+def _is_worker_dir(name):
+    return name.startswith(("worker-", "chief-"))
+
+
+def _clear_run_dir(run_dir):
+    """Delete an unfinished run's files (not the directories of other workers)."""
     import shutil
 
-    from kerasattn import resume
+    for name in os.listdir(run_dir):
+        path = os.path.join(run_dir, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            if not _is_worker_dir(name):
+                shutil.rmtree(path)
+        else:
+            os.remove(path)
 
-    if not resume.backed_up_epochs(run_dir):
-        return False
+
+def _claim_run_dir(args, config, run_dir, log):
+    """Check what ``run_dir`` holds and make it ready. Returns ``(state, created)``:
+    state is "new", "resume" (a backup of this same command) or "finished" (a
+    finished run of this same command: nothing to train). Raises ConfigError,
+    before anything is changed, for a finished run of another command (unless
+    --overwrite), an unfinished run of another command (unless --restart), or a
+    directory that is not a run directory."""
+    from kerasattn import resume, runs
+
+    if not os.path.exists(run_dir):
+        try:
+            os.makedirs(run_dir)
+        except OSError as e:
+            raise ConfigError(f"cannot create the run directory {run_dir}: "
+                              f"{e.strerror or e}") from None
+        return "new", True
+    if not os.path.isdir(run_dir):
+        raise ConfigError(f"{run_dir} is a file, not a run directory")
+    if not os.access(run_dir, os.W_OK | os.X_OK):
+        raise ConfigError(f"the run directory {run_dir} is not writable")
+    has_config = os.path.exists(os.path.join(run_dir, runs.CONFIG))
+    other_files = [n for n in os.listdir(run_dir) if not _is_worker_dir(n)]
+    if other_files and not has_config:
+        raise ConfigError(f"{run_dir} is not empty and is not a kerasattn run directory "
+                          "(no config.json); choose another --run-name or --output-dir")
+    same = has_config and _same_run(config, run_dir)
+    if os.path.exists(os.path.join(run_dir, runs.METRICS)):
+        if args.overwrite:
+            _clear_run_dir(run_dir)
+            log(f"--overwrite: deleted the finished run in {run_dir}")
+            return "new", False
+        if same:
+            return "finished", False
+        raise ConfigError(
+            f"{run_dir} holds a finished run of a different command (see its config.json); "
+            "choose another --run-name, or pass --overwrite to replace it")
+    if not other_files:
+        return "new", False
     if args.restart:
-        shutil.rmtree(resume.backup_dir(run_dir))
-        log(f"--restart: deleted the backup in {run_dir}; starting from epoch 1")
-        return False
-    if not _same_run(config, run_dir):
-        raise SystemExit(
-            f"error: {run_dir} holds an interrupted run of a different command (see its "
+        _clear_run_dir(run_dir)
+        log(f"--restart: deleted the unfinished run in {run_dir}; starting from epoch 1")
+        return "new", False
+    if not same:
+        raise ConfigError(
+            f"{run_dir} holds an interrupted run of a different command (see its "
             "config.json); resume it with that command, pass --restart to discard it, or "
             "choose another --run-name")
-    log(f"resuming the interrupted run in {run_dir} after epoch "
-        f"{resume.backed_up_epochs(run_dir)} (--restart to start again)")
-    return True
+    epochs = resume.backed_up_epochs(run_dir)
+    if not epochs:  # killed before its first epoch ended: nothing to keep
+        _clear_run_dir(run_dir)
+        log(f"the interrupted run in {run_dir} had not finished an epoch; starting it again")
+        return "new", False
+    log(f"resuming the interrupted run in {run_dir} after epoch {epochs} "
+        "(--restart to start again)")
+    return "resume", False
+
+
+def _finished(run_dir, log):
+    """The metrics of a finished run of this same command (nothing is trained)."""
+    import shutil
+
+    from kerasattn import resume, runs
+
+    if os.path.isdir(resume.backup_dir(run_dir)):  # killed after metrics.json was written
+        shutil.rmtree(resume.backup_dir(run_dir))
+    log(f"{run_dir} already holds this finished run; nothing to do (--overwrite to "
+        "train it again)")
+    return run_dir, runs.read_json(os.path.join(run_dir, runs.METRICS))
 
 
 def train(argv=None):
-    """Run the command; returns (run directory, metrics dict)."""
+    """Run the command; returns (run directory, metrics dict). Raises
+    :class:`ConfigError` or a ``DatasetError`` for bad input, before writing anything."""
     parser = build_parser()
     args = parser.parse_args(argv)
     from kerasattn.data.datasets import names as dataset_names
@@ -445,20 +569,24 @@ def train(argv=None):
                      f"{', '.join(dataset_names())}, or csv:PATH / jsonl:PATH")
     if args.embeddings and not os.path.isfile(args.embeddings):
         parser.error(f"--embeddings: no such file {args.embeddings!r}")
+    if args.verbose not in ("auto", "0", "1", "2"):
+        parser.error("--verbose must be auto, 0, 1 or 2")
+    validate_args(args)
+    config = resolve_config(args, argv)
+    if args.embeddings and config["kind"] == "classical":
+        parser.error(f"--embeddings: {args.model!r} is a scikit-learn model with no embeddings")
+    if args.stream and config["kind"] == "classical":
+        parser.error(f"--stream: {args.model!r} is a scikit-learn model that needs "
+                     "its data in memory")
     import keras
 
-    from kerasattn import runs
+    from kerasattn import resume, runs
     from kerasattn.data import datasets
     from kerasattn.metrics import format_metrics
 
     def log(msg):
         print(msg, flush=True)
 
-    if args.verbose not in ("auto", "0", "1", "2"):
-        parser.error("--verbose must be auto, 0, 1 or 2")
-    config = resolve_config(args, argv)
-    if args.embeddings and config["kind"] == "classical":
-        parser.error(f"--embeddings: {args.model!r} is a scikit-learn model with no embeddings")
     verbose = args.verbose if args.verbose == "auto" else int(args.verbose)
     strategy = None
     if args.distribution == "multiworker":
@@ -478,28 +606,30 @@ def train(argv=None):
         tf.config.experimental.enable_op_determinism()
     keras.utils.set_random_seed(args.seed)
     config["dtype_policy"] = set_precision(args.mixed_precision)
-    run_dir = _run_dir(args, config, log)
-    resuming = _prepare_resume(args, config, run_dir, log)
 
-    if args.stream:
-        from kerasattn.data import streaming
+    # the data before the run directory: a dataset that cannot be read writes nothing
+    try:
+        if args.stream:
+            from kerasattn.data import streaming
 
-        if config["kind"] == "classical":
-            parser.error(f"--stream: {args.model!r} is a scikit-learn model that needs "
-                         "its data in memory")
-
-        try:
             ds = streaming.load(args.dataset, data_dir=args.data_dir,
                                 val_fraction=config["train"]["val_fraction"], seed=args.seed,
                                 download=not args.no_download)
-        except ValueError as e:
-            parser.error(str(e))
-        sizes = None  # not known before a pass over the rows
-    else:
-        ds = datasets.load(args.dataset, data_dir=args.data_dir,
-                           val_fraction=config["train"]["val_fraction"], seed=args.seed,
-                           download=not args.no_download)
-        sizes = {s: len(ds.split(s)) for s in datasets.SPLITS}
+            sizes = None  # not known before a pass over the rows
+        else:
+            ds = datasets.load(args.dataset, data_dir=args.data_dir,
+                               val_fraction=config["train"]["val_fraction"], seed=args.seed,
+                               download=not args.no_download)
+            sizes = {s: len(ds.split(s)) for s in datasets.SPLITS}
+    except datasets.DatasetError:
+        raise
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+
+    run_dir = _run_dir(args, config)
+    state, created = _claim_run_dir(args, config, run_dir, log)
+    if state == "finished":
+        return _finished(run_dir, log)
     log(ds.summary())
     for note in ds.notes:
         log(f"  note: {note}")
@@ -508,11 +638,19 @@ def train(argv=None):
     runs.write_json(os.path.join(run_dir, runs.CONFIG), config)
     log(f"run directory: {run_dir}")
 
-    if config["kind"] == "classical":
-        results, seconds, examples, info, roc = _train_classical(config, ds, run_dir, log)
-    else:
-        results, seconds, examples, info, roc = _train_keras(
-            config, ds, run_dir, log, verbose, strategy=strategy, resuming=resuming)
+    try:
+        if config["kind"] == "classical":
+            results, seconds, examples, info, roc = _train_classical(config, ds, run_dir, log)
+        else:
+            results, seconds, examples, info, roc = _train_keras(
+                config, ds, run_dir, log, verbose, strategy=strategy,
+                resuming=state == "resume")
+    except ConfigError:
+        if created and not resume.backed_up_epochs(run_dir):
+            import shutil
+
+            shutil.rmtree(run_dir)  # nothing was trained: leave nothing behind
+        raise
 
     metrics = {
         "model": args.model, "dataset": args.dataset, "dataset_notes": ds.notes,
@@ -521,9 +659,11 @@ def train(argv=None):
         "train_examples_per_second": round(examples / max(seconds, 1e-9), 2),
         **(info or {}),
     }
-    runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)
     runs.write_plots(run_dir, f"{args.model} on {args.dataset}", ds.class_names,
                      results["test"], roc)
+    # metrics.json last: it marks the run finished; the backup goes only after it
+    runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)
+    resume.delete_backup(run_dir)
     for s in ("val", "test"):
         log(f"{s:>4}: {format_metrics(results[s])}")
     log(f"trained in {seconds:.1f}s; run directory: {run_dir}")
@@ -535,7 +675,7 @@ def main(argv=None):
 
     try:
         train(argv)
-    except DatasetError as e:
+    except (ConfigError, DatasetError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except Exception as e:

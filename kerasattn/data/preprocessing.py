@@ -181,12 +181,16 @@ class TextPreprocessor:
         }
 
     def save(self, directory):
+        """Write ``preprocessor.json`` and ``vocab.txt``, each atomically (a crash
+        leaves the old file or the new one, never half of one)."""
         os.makedirs(directory, exist_ok=True)
-        with open(os.path.join(directory, CONFIG_FILE), "w") as fh:
-            json.dump(self.get_config(), fh, indent=2)
-        with open(os.path.join(directory, VOCAB_FILE), "w", encoding="utf-8") as fh:
-            # padding is the empty string: line 1 is empty, one token per line after
-            fh.write("\n".join(self.vocabulary) + "\n")
+        # padding is the empty string: line 1 is empty, one token per line after
+        for name, text in ((VOCAB_FILE, "\n".join(self.vocabulary) + "\n"),
+                           (CONFIG_FILE, json.dumps(self.get_config(), indent=2))):
+            path = os.path.join(directory, name)
+            with open(path + ".tmp", "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(path + ".tmp", path)
 
     @classmethod
     def load(cls, directory):

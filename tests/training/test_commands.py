@@ -43,7 +43,7 @@ def test_classical_model_through_the_same_command(tmp_path):
     run_dir, m = train.train(["--model", "nb", "--dataset", "sst2",
                               "--output-dir", str(tmp_path), "--run-name", "nb"])
     assert m["test"]["accuracy"] > 0.77
-    assert os.path.exists(os.path.join(run_dir, "model.joblib"))
+    assert os.path.exists(os.path.join(run_dir, runs.CLASSICAL_MODEL))
     again = runs.evaluate_run(run_dir)
     assert again["test"]["accuracy"] == m["test"]["accuracy"]
 

@@ -187,7 +187,7 @@ def _fake_interrupted_run(run_dir, model):
 
 def test_a_backup_of_another_command_is_not_resumed(tmp_path):
     _fake_interrupted_run(str(tmp_path / "x"), "cnn")
-    with pytest.raises(SystemExit, match="interrupted run of a different command"):
+    with pytest.raises(train.ConfigError, match="interrupted run of a different command"):
         train.train(["--model", "mlp", "--dataset", "sst2", "--output-dir", str(tmp_path),
                      "--run-name", "x"])
     assert resume.backed_up_epochs(str(tmp_path / "x")) == 1  # nothing deleted
