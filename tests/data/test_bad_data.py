@@ -1,5 +1,7 @@
 """Bad input: a clear error naming file and line; nothing dropped silently; empty texts kept."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -51,14 +53,16 @@ def test_invalid_jsonl_line(tmp_path):
         d.load(f"jsonl:{path}")
 
 
-def test_malformed_label_first_line(tmp_path):
+def test_malformed_label_first_line(tmp_path, monkeypatch):
+    monkeypatch.setenv(d.VERIFY_ENV, "0")  # a stand-in, not the published file
     for split in ("train", "dev", "test"):
         write(tmp_path / f"stsa.binary.{split}", "1 good\nx bad line\n")
     with pytest.raises(d.DatasetFormatError, match=r"stsa\.binary\.train:2"):
         d.load("sst2", data_dir=tmp_path)
 
 
-def test_malformed_tree(tmp_path):
+def test_malformed_tree(tmp_path, monkeypatch):
+    monkeypatch.setenv(d.VERIFY_ENV, "0")  # a stand-in, not the published file
     trees = tmp_path / "trees"
     trees.mkdir()
     write(trees / "train.txt", "(3 (2 a) (4 b))\n(3 (2 a) (4 b)\n")
@@ -109,3 +113,93 @@ def test_single_file_without_split_gets_a_stratified_test_split(tmp_path):
     ds = d.load(f"csv:{path}")
     assert len(ds.test) == 10 and sorted(np.bincount(ds.test.labels)) == [5, 5]
     assert any("stratified 20%" in n for n in ds.notes)
+
+
+# Labels of users' files: one normal form, no line breaks; enough rows and classes
+
+
+def test_jsonl_integer_and_string_labels_are_one_class(tmp_path):
+    rows = [(1, "train"), ("1", "train"), (" 1 ", "train"), (2, "train"), ("2", "test"),
+            (10, "test"), ("1", "dev"), (2, "dev")]
+    path = write(tmp_path / "data.jsonl", "\n".join(
+        '{"text": "t%d", "label": %s, "split": "%s"}' % (i, json.dumps(lab), s)
+        for i, (lab, s) in enumerate(rows)))
+    ds = d.load(f"jsonl:{path}")
+    assert ds.class_names == ["1", "2", "10"]
+    assert ds.train.labels.tolist() == [0, 0, 0, 1] and ds.test.labels.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("label", ["true", "1.0", "null", '{"a": 1}', "[1]", '"  "'])
+def test_jsonl_labels_that_are_not_strings_or_integers_are_refused(tmp_path, label):
+    path = write(tmp_path / "data.jsonl",
+                 '{"text": "a", "label": "x"}\n{"text": "b", "label": %s}\n' % label)
+    with pytest.raises(d.DatasetFormatError, match=r"data\.jsonl:2: 'label' must be"):
+        d.load(f"jsonl:{path}")
+
+
+@pytest.mark.parametrize("fmt, content, line", [
+    ("csv", 'text,label\na,x\nb,"one\ntwo"\n', 3),
+    ("csv", 'text,label\na,x\nb,"one\rtwo"\n', 3),
+    ("jsonl", '{"text": "a", "label": "x"}\n{"text": "b", "label": "one\\ntwo"}\n', 2),
+    ("jsonl", '{"text": "a", "label": "x"}\n{"text": "b", "label": "one\\rtwo"}\n', 2),
+])
+def test_label_with_a_line_break_is_refused(tmp_path, fmt, content, line):
+    path = write(tmp_path / f"data.{fmt}", content)
+    with pytest.raises(d.DatasetFormatError,
+                       match=rf"data\.{fmt}:{line}: label '.*' contains a line break"):
+        d.load(f"{fmt}:{path}")
+
+
+def test_too_few_rows_to_split_is_a_format_error(tmp_path):
+    path = write(tmp_path / "data.csv", "text,label\na,x\nb,y\n")
+    with pytest.raises(d.DatasetFormatError,
+                       match=r"data\.csv: 2 rows; need at least 3 rows to split off "
+                             r"test \(20%\) and validation \(10%\) rows"):
+        d.load(f"csv:{path}")
+    with pytest.raises(d.DatasetFormatError, match=r"need at least 13 rows .* \(90%\) rows"):
+        d.load(f"csv:{path}", val_fraction=0.9)
+
+
+def test_too_few_training_rows_for_a_validation_split(tmp_path):
+    path = write(tmp_path / "data.csv", "text,label,split\na,x,train\nb,y,test\nc,x,test\n")
+    with pytest.raises(d.DatasetFormatError,
+                       match=r"data\.csv: 1 training row; need at least 2 rows to split off "
+                             r"validation \(10%\) rows"):
+        d.load(f"csv:{path}")
+
+
+@pytest.mark.parametrize("n", [1, 20])
+def test_a_single_class_is_a_format_error(tmp_path, n):
+    path = write(tmp_path / "data.csv", "text,label\n" + "t,x\n" * n)
+    with pytest.raises(d.DatasetFormatError,
+                       match=r"data\.csv: a single class 'x'; a classifier needs at least two"):
+        d.load(f"csv:{path}")
+
+
+def test_tiny_files_split_when_stratifying_is_impossible(tmp_path):
+    # 4 rows, 2 classes: a stratified 20% test split (1 row) cannot hold both classes
+    path = write(tmp_path / "data.csv", "text,label\na,x\nb,y\nc,x\nd,y\n")
+    ds = d.load(f"csv:{path}")
+    assert (len(ds.train), len(ds.val), len(ds.test)) == (2, 1, 1)
+    assert sorted(ds.train.texts + ds.val.texts + ds.test.texts) == ["a", "b", "c", "d"]
+
+
+@pytest.mark.parametrize("fraction", [0, 1, -0.5, 1.5, float("nan")])
+def test_val_fraction_outside_0_1_is_refused(tmp_path, fraction):
+    path = write(tmp_path / "data.csv", "text,label\n" + "t,x\nu,y\n" * 10)
+    with pytest.raises(ValueError, match=r"val_fraction must be in \(0, 1\), got"):
+        d.load(f"csv:{path}", val_fraction=fraction)
+
+
+@pytest.mark.parametrize("rows, message", [
+    ("a,x\nb,y\n", "2 rows; need at least 3 rows to split off"),
+    ("a,x\nb,x\nc,x\nd,x\n", "a single class 'x'; a classifier needs at least two"),
+])
+def test_training_command_reports_unusable_files_in_one_line(tmp_path, capsys, rows, message):
+    from training import train
+
+    path = write(tmp_path / "data.csv", "text,label\n" + rows)
+    code = train.main(["--model", "mlp", "--dataset", f"csv:{path}", "--epochs", "1",
+                       "--output-dir", str(tmp_path / "runs"), "--verbose", "0"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"error: {path}: {message}" in err and "Traceback" not in err

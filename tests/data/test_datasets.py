@@ -125,7 +125,8 @@ def test_failed_download_is_reported(tmp_path, monkeypatch):
         d.load("yelp_full", data_dir=tmp_path)
 
 
-def test_data_dir_comes_first(tmp_path):
+def test_data_dir_comes_first(tmp_path, monkeypatch):
+    monkeypatch.setenv(d.VERIFY_ENV, "0")  # a stand-in, not the published file
     for split, rows in (("train", "1 good\n0 bad\n1 fine\n0 awful\n"), ("dev", "1 ok\n"),
                         ("test", "0 no\n")):
         write(tmp_path / f"stsa.binary.{split}", rows)
