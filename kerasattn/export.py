@@ -24,8 +24,15 @@ length, or at :data:`SERVING_MAX_LENGTH` tokens (hierarchical models:
 :data:`SERVING_MAX_SENTENCES` × :data:`SERVING_MAX_WORDS`) when it trained on
 whole texts, so a 100,000-word request costs what a long review does. An
 empty (or whitespace-only) text is one padding token: its probabilities are
-the model's output for no words. Bytes that are not UTF-8 are replaced by
-U+FFFD (TensorFlow's lower-casing does that), never an error.
+the model's output for no words. An empty batch gives empty outputs
+(probabilities of shape (0, classes)) for every model: the signatures run the
+model on one padding row and drop it, since some kernels mishandle a batch of
+zero rows (oneDNN's CPU convolution returns its input's shape: ``cnn`` failed).
+Bytes that are not UTF-8 are replaced by U+FFFD (TensorFlow's lower-casing
+does that), never an error.
+
+``assets/labels.txt`` holds one class name per line, so :func:`export_model`
+refuses (``ValueError``) a class name with a line break (``\\n`` or ``\\r``).
 """
 
 import json
@@ -119,6 +126,15 @@ class ServingModule(tf.Module):
         return tf.pad(ids, pad), tf.pad(tokens, pad, constant_values="")
 
     @staticmethod
+    def _call(fn, ids):
+        """``fn(ids)`` with every output cut to the batch: an empty batch runs as one
+        row of padding (dropped again), as some kernels fail on zero rows."""
+        n = tf.shape(ids)[0]
+        pad = [[0, tf.maximum(0, 1 - n)]] + [[0, 0]] * (len(ids.shape) - 1)
+        out = fn(tf.pad(ids, pad), training=False)
+        return tf.nest.map_structure(lambda t: t[:n], out)
+
+    @staticmethod
     def _probabilities(outputs):
         p = tf.cast(outputs, tf.float32)
         if p.shape[-1] == 1:  # one sigmoid unit
@@ -131,23 +147,36 @@ class ServingModule(tf.Module):
 
     def _serve(self, text):
         ids, _ = self._ids_and_tokens(text)
-        return self._predictions(self._probabilities(self.model(ids, training=False)))
+        return self._predictions(self._probabilities(self._call(self.model, ids)))
 
     def _explain(self, text):
         ids, tokens = self._ids_and_tokens(text)
         if self.probe is None:
-            p, attention = self.model(ids, training=False), {}
+            p, attention = self._call(self.model, ids), {}
         else:
-            out = self.probe(ids, training=False)
+            out = dict(self._call(self.probe, ids))
             p = out.pop("probabilities")
             attention = {_signature_name(k): tf.cast(v, tf.float32) for k, v in out.items()}
         return {"tokens": tokens, **self._predictions(self._probabilities(p)), **attention}
 
 
+def check_class_names(class_names):
+    """Raise ``ValueError`` for class names that ``assets/labels.txt`` (one per line)
+    cannot hold: one with a line break would shift every name after it."""
+    for i, name in enumerate(class_names):
+        if "\n" in str(name) or "\r" in str(name):
+            raise ValueError(f"class {i} has a name with a line break ({str(name)!r}): "
+                             f"the SavedModel's assets/labels.txt holds one name per line; "
+                             f"rename the class")
+
+
 def export_model(model, preprocessor, class_names, path, max_length=None):
     """Write ``model`` with ``preprocessor`` to ``path`` as a SavedModel (see the module
-    docstring); returns ``path``."""
+    docstring); returns ``path``. Raises ``ValueError`` (before writing anything) for a
+    class name with a line break."""
     from kerasattn.data.preprocessing import TextPreprocessor
+
+    check_class_names(class_names)
 
     config = preprocessor.get_config()
     if config["hierarchical"]:
@@ -190,12 +219,23 @@ def export_model(model, preprocessor, class_names, path, max_length=None):
 
 
 def export_run(run_dir, output=None, max_length=None):
-    """Export a Keras run directory; returns the SavedModel path."""
+    """Export a Keras run directory; returns the SavedModel path. It does not check
+    that the run finished (``training.export`` does: see :func:`unfinished`)."""
     from kerasattn import runs
 
-    config, model, preprocessor = runs.load_keras_run(run_dir)
+    config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
+    check_class_names(config["class_names"])
     path = resolve_output(run_dir, output)
+    config, model, preprocessor = runs.load_keras_run(run_dir)
     return export_model(model, preprocessor, config["class_names"], path, max_length)
+
+
+def unfinished(run_dir):
+    """Whether ``run_dir`` is a run whose training did not finish (no ``metrics.json``:
+    interrupted, or still running); its ``model.keras``, if any, is the best epoch so far."""
+    from kerasattn import runs
+
+    return not os.path.exists(os.path.join(run_dir, runs.METRICS))
 
 
 def saved_model_ops(path):
@@ -223,5 +263,6 @@ def unregistered_ops(path):
     return {op for op in saved_model_ops(path) if op_def_registry.get(op) is None}
 
 
-__all__ = ["ServingModule", "export_model", "export_run", "next_version", "resolve_output",
-           "saved_model_ops", "unregistered_ops", "SERVING_MAX_LENGTH"]
+__all__ = ["ServingModule", "check_class_names", "export_model", "export_run", "next_version",
+           "resolve_output", "saved_model_ops", "unfinished", "unregistered_ops",
+           "SERVING_MAX_LENGTH"]

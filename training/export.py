@@ -7,6 +7,12 @@ with a base path (no version number at the end) to its next version. Signatures:
 ``serving_default`` (text -> probabilities, label, label_name) and ``explain``
 (text -> tokens, probabilities and the attention tensors); see
 :mod:`kerasattn.export`. Try it with ``python -m training.predict --model-dir PATH``.
+
+A run whose training did not finish (no ``metrics.json``: interrupted, or still
+running) is refused: resume it with the same ``training.train`` command first, or
+pass ``--allow-unfinished`` to export its best epoch so far (with a warning).
+A class name with a line break is refused too (``assets/labels.txt`` holds one
+name per line). Errors are one ``error: ...`` line on stderr and exit status 2.
 """
 
 import argparse
@@ -14,6 +20,11 @@ import os
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def _error(message):
+    print(f"error: {message}", file=sys.stderr)
+    return 2
 
 
 def main(argv=None):
@@ -25,20 +36,39 @@ def main(argv=None):
     p.add_argument("--max-length", type=int,
                    help="cut served texts at this many tokens (default: the run's training "
                         "length, else 2048)")
+    p.add_argument("--allow-unfinished", action="store_true",
+                   help="export a run whose training did not finish (no metrics.json): its "
+                        "best epoch so far, with a warning (by default such a run is refused)")
     args = p.parse_args(argv)
     from kerasattn import export, runs
 
     config_path = os.path.join(args.run, runs.CONFIG)
     if not os.path.exists(config_path):
-        p.error(f"{args.run} is not a run directory (no {runs.CONFIG})")
-    if runs.read_json(config_path).get("kind") == "classical":
-        p.error("classical (scikit-learn) runs have no SavedModel export; export a Keras model")
+        return _error(f"{args.run} is not a run directory (no {runs.CONFIG})")
+    try:
+        config = runs.read_json(config_path)
+    except (OSError, ValueError) as e:
+        return _error(f"{config_path}: cannot be read ({e})")
+    if config.get("kind") == "classical":
+        return _error("classical (scikit-learn) runs have no SavedModel export; "
+                      "export a Keras model")
     if args.max_length is not None and args.max_length < 1:
-        p.error("--max-length must be >= 1")
+        return _error(f"--max-length must be >= 1, got {args.max_length}")
+    if export.unfinished(args.run):
+        if not args.allow_unfinished:
+            return _error(f"{args.run} is an unfinished run (no {runs.METRICS}): its training "
+                          f"was interrupted or is still running; resume it with the same "
+                          f"training.train command, or pass --allow-unfinished to export its "
+                          f"best epoch so far")
+        print(f"warning: {args.run} is an unfinished run (no {runs.METRICS}): exporting its "
+              f"best epoch so far, not a finished model", file=sys.stderr)
+    if not os.path.exists(os.path.join(args.run, runs.KERAS_MODEL)):
+        return _error(f"{args.run} has no {runs.KERAS_MODEL} (training stopped before its "
+                      f"first epoch ended?)")
     try:
         path = export.export_run(args.run, args.output, args.max_length)
-    except FileExistsError as e:
-        p.error(str(e))
+    except (FileExistsError, ValueError) as e:
+        return _error(str(e))
     print(f"wrote {path}")
     return 0
 

@@ -11,10 +11,15 @@ FILE`` also writes an HTML page from the ``explain`` signature: each word's
 background as dark as the attention it receives, one line per attention layer.
 This module imports TensorFlow and the standard library only: what it runs is
 what TF Serving would run.
+
+Errors (a missing model or input file, input that is not UTF-8, ...) are one
+``error: ...`` line on stderr and exit status 2, e.g.
+``error: reviews.txt:3: not valid UTF-8 (byte 0xff at column 7)``.
 """
 
 import argparse
 import html
+import io
 import json
 import os
 import sys
@@ -24,12 +29,39 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 TOKEN_AXES = ("query", "key", "token", "memory")
 
 
+class InputError(ValueError):
+    """Input that cannot be predicted: reported as one ``error:`` line."""
+
+
+def decode_lines(data, name):
+    """The lines of UTF-8 ``data`` (bytes; universal newlines, as a text-mode file
+    reads them); :class:`InputError` ``NAME:LINE: not valid UTF-8 ...`` otherwise."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[:e.start].decode("utf-8")
+        lines = before.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        raise InputError(f"{name}:{len(lines)}: not valid UTF-8 (byte 0x{data[e.start]:02x} "
+                         f"at column {len(lines[-1]) + 1})") from None
+    return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
+
+
 def _texts(args):
     texts = [t for t in args.texts if t != "-"]
     if args.input or "-" in args.texts:
-        fh = sys.stdin if (args.input in (None, "-")) else open(args.input, encoding="utf-8")
-        with fh:
-            texts += [line.rstrip("\n") for line in fh]
+        if args.input in (None, "-"):
+            stdin = getattr(sys.stdin, "buffer", None)
+            if stdin is None:  # a text stream (tests)
+                return texts + [line.rstrip("\n") for line in sys.stdin]
+            data, name = stdin.read(), "<stdin>"
+        else:
+            try:
+                with open(args.input, "rb") as fh:
+                    data = fh.read()
+            except OSError as e:
+                raise InputError(f"{args.input}: {e.strerror or e}") from None
+            name = args.input
+        texts += decode_lines(data, name)
     return texts
 
 
@@ -107,20 +139,31 @@ def main(argv=None):
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--explain", metavar="FILE", help="also write the attention page here")
     args = p.parse_args(argv)
+    try:
+        return _run(args)
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def _run(args):
     if not os.path.exists(os.path.join(args.model_dir, "saved_model.pb")):
-        p.error(f"{args.model_dir} is not a SavedModel (no saved_model.pb)")
+        raise InputError(f"{args.model_dir} is not a SavedModel (no saved_model.pb)")
     if args.batch_size < 1:
-        p.error("--batch-size must be >= 1")
+        raise InputError(f"--batch-size must be >= 1, got {args.batch_size}")
     texts = _texts(args)
     if not texts:
-        p.error("nothing to predict: give texts, --input FILE or '-'")
+        raise InputError("nothing to predict: give texts, --input FILE or '-'")
+    classes = _class_names(args.model_dir)
     import tensorflow as tf
 
     loaded = tf.saved_model.load(args.model_dir)
     serve = loaded.signatures["serving_default"]
-    classes = _class_names(args.model_dir)
     for batch in _batches(texts, args.batch_size):
         out = serve(text=tf.constant(batch))
+        if out["probabilities"].shape[-1] != len(classes):
+            raise InputError(f"{args.model_dir}/assets/labels.txt names {len(classes)} "
+                             f"classes, the model gives {out['probabilities'].shape[-1]}")
         names = [n.decode() for n in out["label_name"].numpy()]
         for text, label, name, probs in zip(batch, out["label"].numpy(), names,
                                             out["probabilities"].numpy()):
@@ -131,14 +174,23 @@ def main(argv=None):
     if args.explain:
         with open(os.path.join(args.model_dir, "assets", "attention.json")) as fh:
             axes = {k: tuple(v) for k, v in json.load(fh).items()}
-        explain_page(loaded.signatures["explain"], texts, axes, args.explain)
+        try:
+            explain_page(loaded.signatures["explain"], texts, axes, args.explain)
+        except OSError as e:
+            raise InputError(f"--explain {args.explain}: {e.strerror or e}") from None
         print(f"wrote {args.explain}", file=sys.stderr)
     return 0
 
 
 def _class_names(model_dir):
-    with open(os.path.join(model_dir, "assets", "labels.txt"), encoding="utf-8") as fh:
-        return fh.read().split("\n")[:-1]
+    """The class names, one per line of ``assets/labels.txt`` (the export refuses
+    names with a line break, so the lines are the names)."""
+    path = os.path.join(model_dir, "assets", "labels.txt")
+    try:
+        with open(path, "rb") as fh:
+            return decode_lines(fh.read(), path)
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
 
 
 if __name__ == "__main__":

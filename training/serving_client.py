@@ -9,16 +9,52 @@ Sends a ``PredictRequest`` (``tensorflow-serving-api``) with the texts as the
 signature (``serving_default``: probabilities, label, label_name; ``explain``:
 tokens and the attention tensors, padding tokens dropped from ``tokens``).
 :func:`predict` is the same as a library call.
+
+Errors are one ``error: ...`` line on stderr: exit status 2 for a bad command line
+(``--port`` outside 1..65535, ``--timeout`` not > 0), 1 for a failed call (the gRPC
+status, or an answer that does not have one row per text).
 """
 
 import argparse
 import json
+import math
+import numbers
 import sys
+
+
+class ServingError(RuntimeError):
+    """An answer of the server that does not fit the request."""
+
+
+def check_options(port, timeout):
+    """Raise ``ValueError`` for a port outside 1..65535 or a timeout that is not > 0."""
+    if isinstance(port, bool) or not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
+        raise ValueError(f"--port must be an integer in 1..65535, got {port}")
+    if not (isinstance(timeout, numbers.Real) and math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"--timeout must be a number of seconds > 0, got {timeout}")
+
+
+def check_rows(outputs, n):
+    """Raise :class:`ServingError` unless every output has one row per text."""
+    if not outputs:
+        raise ServingError("the server answered no outputs")
+    for name, value in sorted(outputs.items()):
+        rows = value.shape[0] if getattr(value, "ndim", 0) else None
+        if rows != n:
+            raise ServingError(f"the server answered {'a scalar' if rows is None else rows} "
+                               f"{'row' if rows == 1 else 'rows'} of {name!r} for {n} "
+                               f"{'text' if n == 1 else 'texts'}")
 
 
 def predict(texts, model, host="localhost", port=8500, signature="serving_default",
             timeout=30.0, version=None):
-    """{output name: numpy array} for ``texts`` from TF Serving's PredictionService."""
+    """{output name: numpy array} for ``texts`` from TF Serving's PredictionService.
+
+    Raises ``ValueError`` for a port outside 1..65535 or a timeout that is not > 0,
+    ``grpc.RpcError`` for a failed call, and :class:`ServingError` when an output
+    does not have one row per text."""
+    texts = list(texts)
+    check_options(port, timeout)
     import grpc
     import tensorflow as tf
     from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
@@ -28,11 +64,13 @@ def predict(texts, model, host="localhost", port=8500, signature="serving_defaul
     request.model_spec.signature_name = signature
     if version is not None:
         request.model_spec.version.value = int(version)
-    request.inputs["text"].CopyFrom(tf.make_tensor_proto(list(texts), dtype=tf.string))
+    request.inputs["text"].CopyFrom(tf.make_tensor_proto(texts, dtype=tf.string))
     with grpc.insecure_channel(f"{host}:{port}") as channel:
         stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
         response = stub.Predict(request, timeout)
-    return {name: tf.make_ndarray(proto) for name, proto in response.outputs.items()}
+    outputs = {name: tf.make_ndarray(proto) for name, proto in response.outputs.items()}
+    check_rows(outputs, len(texts))
+    return outputs
 
 
 def _jsonable(value):
@@ -58,12 +96,17 @@ def main(argv=None):
     p.add_argument("texts", nargs="+", help="texts to send")
     p.add_argument("--model", required=True, help="the model name in TF Serving's config")
     p.add_argument("--host", default="localhost")
-    p.add_argument("--port", type=int, default=8500, help="TF Serving's gRPC port")
+    p.add_argument("--port", type=int, default=8500, help="TF Serving's gRPC port (1..65535)")
     p.add_argument("--signature", default="serving_default",
                    choices=["serving_default", "explain"])
     p.add_argument("--version", type=int, help="a model version (default: the latest)")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds (> 0)")
     args = p.parse_args(argv)
+    try:
+        check_options(args.port, args.timeout)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     import grpc
 
     try:
@@ -71,6 +114,9 @@ def main(argv=None):
                           args.timeout, args.version)
     except grpc.RpcError as e:
         print(f"error: {e.code().name}: {e.details()}", file=sys.stderr)
+        return 1
+    except ServingError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 1
     for i, text in enumerate(args.texts):
         row = {"text": text}
