@@ -318,9 +318,12 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     else:
         log("building the vocabulary on the training split ...")
         texts = ds.split("train").map(lambda t, y: t) if streamed else ds.train.texts
-        pre = TextPreprocessor(**preprocessor_options(config)).adapt(
-            texts, min_freq=train["min_freq"], max_size=train["vocab_size"],
-            progress=streamed and verbose != 0)
+        try:
+            pre = TextPreprocessor(**preprocessor_options(config)).adapt(
+                texts, min_freq=train["min_freq"], max_size=train["vocab_size"],
+                progress=streamed and verbose != 0)
+        except ValueError as e:
+            raise ConfigError(f"{config['dataset']}: {e}") from None
         pre.save(run_dir)
         log(f"vocabulary: {pre.vocabulary_size:,} ids (padding 0, OOV 1)")
 

@@ -83,6 +83,9 @@ class TextPreprocessor:
             raise ValueError(f"vocabulary must start with {PAD!r} (padding) and {OOV!r}")
         if len(set(vocabulary)) != len(vocabulary):
             raise ValueError("vocabulary has duplicate tokens")
+        if len(vocabulary) < 3:
+            raise ValueError("the vocabulary holds no word, only padding and OOV: no word of "
+                             "the training texts occurs often enough (min_freq)")
         self.vocabulary = vocabulary
         self._table = tf.lookup.StaticHashTable(
             tf.lookup.KeyValueTensorInitializer(

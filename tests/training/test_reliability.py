@@ -198,16 +198,17 @@ def test_an_output_dir_that_is_a_file_or_cannot_be_made_is_an_error(tmp_path, ca
 
 
 @pytest.mark.parametrize("rows,label_of,message", [
-    (1, lambda i: i % 2, "row"),
-    (2, lambda i: i % 2, "row"),
+    (1, lambda i: i % 2, "a single class"),  # one row: one class
+    (2, lambda i: i % 2, "2 rows; need at least"),
     (40, lambda i: 1, "class"),
+    (6, lambda i: i % 2, "the vocabulary holds no word"),  # every word is seen once
 ])
 def test_tiny_and_single_class_datasets_are_errors(tmp_path, capsys, rows, label_of, message):
-    body = "".join(f"text number {i},{label_of(i)}\n" for i in range(rows))
+    body = "".join(f"text{i} word{i},{label_of(i)}\n" for i in range(rows))
     path = write(tmp_path / "small.csv", "text,label\n" + body)
     out = tmp_path / "out"
     assert train.main(["--model", "mlp", "--dataset", f"csv:{path}", "--output-dir",
                        str(out), "--verbose", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
-    assert not out.exists()
+    assert not out.exists() or os.listdir(out) == []  # no run directory
