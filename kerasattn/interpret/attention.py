@@ -1,9 +1,13 @@
 """Extract the attention weights of any zoo model, without retraining.
 
-Attention layers register themselves with :func:`register_attention`, naming
-the axes of the weights they return with ``return_attention_scores=True``.
+Attention layers declare the axes of the weights they return with
+``return_attention_scores=True`` as a class attribute, ``attention_axes``: a
+tuple of axis names (e.g. ``("head", "query", "key")``), or a property when
+the layout depends on the layer's config (e.g. its number of heads). Layers
+know nothing of this module; a third-party layer that cannot declare the
+attribute is described with :func:`register_attention` instead.
 :func:`attention_model` replays a trained functional model's graph with every
-registered layer asked for its weights, which gives a second Keras model that
+attention layer asked for its weights, which gives a second Keras model that
 shares all the weights and outputs ``{"probabilities", <layer name>: weights,
 ...}``; :func:`extract_attention` runs it on texts or ids and cuts the padding
 away, so each document gets exactly one weight per real token on each token
@@ -23,8 +27,15 @@ run over the sentences.
 """
 
 import dataclasses
+import inspect
 
+import keras
+import keras.tree
 import numpy as np
+
+from kerasattn import layers as _layers
+from kerasattn.layers import FoldSentences, UnfoldSentences
+from kerasattn.layers.fold_sentences import FoldMask
 
 TOKEN_AXES = ("query", "key", "token")
 
@@ -32,12 +43,17 @@ _REGISTRY = {}
 
 
 def register_attention(layer_class, axes):
-    """Declare that ``layer_class(..., return_attention_scores=True)`` returns
-    ``(outputs, weights)``, with ``weights`` shaped ``(batch, *axes)``.
+    """Declare the attention axes of a layer class that does not declare them itself.
 
-    The layer's ``compute_output_spec`` (or ``compute_output_shape``) must
-    accept ``return_attention_scores`` too and describe both outputs, so the
-    weights can be wired into a functional model.
+    Optional: a layer class normally declares ``attention_axes`` as a class
+    attribute. This is for third-party layers whose source you do not own; a
+    registration overrides the attribute for that class and its subclasses.
+
+    ``layer_class(..., return_attention_scores=True)`` must return
+    ``(outputs, weights)``, with ``weights`` shaped ``(batch, *axes)``, and the
+    layer's ``compute_output_spec`` (or ``compute_output_shape``) must accept
+    ``return_attention_scores`` too and describe both outputs, so the weights
+    can be wired into a functional model.
 
     Args:
         layer_class: a Keras layer class.
@@ -49,11 +65,27 @@ def register_attention(layer_class, axes):
 
 
 def attention_axes(layer):
-    """The registered axis names of ``layer``'s weights, or None if it has no attention."""
+    """The axis names of ``layer``'s attention weights, or None if it has no attention.
+
+    The first class in ``type(layer).__mro__`` that is registered with
+    :func:`register_attention` or defines ``attention_axes`` decides. Only a
+    tuple (or list) of strings counts: Keras's own ``MultiHeadAttention``
+    has an ``attention_axes`` of integer axes (or None) that means something else.
+    """
     for cls in type(layer).__mro__:
         if cls in _REGISTRY:
             axes = _REGISTRY[cls]
             return tuple(axes(layer) if callable(axes) else axes)
+        if "attention_axes" in vars(cls):
+            axes = inspect.getattr_static(layer, "attention_axes")
+            if hasattr(axes, "__get__"):  # a property or a method
+                axes = axes.__get__(layer, type(layer))
+            if callable(axes):
+                axes = axes()
+            if (isinstance(axes, (tuple, list)) and axes
+                    and all(isinstance(a, str) for a in axes)):
+                return tuple(axes)
+            return None
     return None
 
 
@@ -61,6 +93,14 @@ def attention_layers(model):
     """The model's attention layers, in graph order."""
     return [l for l in model._flatten_layers(include_self=False, recursive=True)
             if attention_axes(l) is not None]
+
+
+def _attention_classes():
+    """Names of the known attention layer classes: the zoo's and the registered."""
+    ours = {c for c in vars(_layers).values()
+            if isinstance(c, type) and issubclass(c, keras.layers.Layer)
+            and "attention_axes" in dir(c)}
+    return sorted(c.__name__ for c in ours | set(_REGISTRY))
 
 
 def attention_model(model):
@@ -71,20 +111,13 @@ def attention_model(model):
         ValueError: ``model`` is not a functional model or has no registered
             attention layer.
     """
-    import keras
-
     if not attention_layers(model):
         raise ValueError(
-            f"model {model.name!r} has no attention layer (registered attention layers: "
-            f"{', '.join(sorted(c.__name__ for c in _REGISTRY)) or 'none'})")
+            f"model {model.name!r} has no attention layer (known attention layers: "
+            f"{', '.join(_attention_classes())})")
     if not hasattr(model, "_run_through_graph") or not getattr(model, "_nodes_by_depth", None):
         raise ValueError(f"model {model.name!r} is not a functional Keras model; "
                          f"attention extraction replays a functional graph")
-    import keras.tree
-
-    from kerasattn.layers import FoldSentences, UnfoldSentences
-    from kerasattn.layers.fold_sentences import FoldMask
-
     found, axes = {}, {}
     folded = {}  # id(symbolic tensor) -> the (batch, sentences, ...) tensor it was folded from
 
@@ -97,7 +130,7 @@ def attention_model(model):
         if isinstance(layer, UnfoldSentences) or (attention_axes(layer) is None):
             outputs = layer(*args, **kwargs)
         else:
-            outputs, weights = _tap_class()(layer)(*args, **kwargs)
+            outputs, weights = AttentionTap(layer)(*args, **kwargs)
             axes[layer.name] = attention_axes(layer)
             if sources:  # a word-level layer: one row of weights per sentence
                 weights = UnfoldSentences(name=f"{layer.name}_unfold")([weights, sources[0]])
@@ -120,39 +153,27 @@ def attention_model(model):
     return probe
 
 
-_TAP = None
-
-
-def _tap_class():
+class AttentionTap(keras.layers.Layer):
     """A layer calling an attention layer with ``return_attention_scores=True``.
 
     Keras checks a functional graph with each layer's *first* call's output
     structure, so the model's layer itself cannot be called again for two
-    outputs; this wrapper owns no weights and shares the wrapped layer's. The
-    class is made on first use so that importing this module needs no Keras.
+    outputs; this wrapper owns no weights and shares the wrapped layer's.
     """
-    global _TAP
-    if _TAP is None:
-        import keras
 
-        class AttentionTap(keras.layers.Layer):
-            def __init__(self, layer):
-                super().__init__(name=f"{layer.name}_tap", dtype=layer.dtype_policy)
-                self.layer = layer
-                self.supports_masking = True
+    def __init__(self, layer):
+        super().__init__(name=f"{layer.name}_tap", dtype=layer.dtype_policy)
+        self.layer = layer
+        self.supports_masking = True
 
-            def compute_mask(self, inputs, mask=None):
-                return [mask, None]
+    def compute_mask(self, inputs, mask=None):
+        return [mask, None]
 
-            def call(self, *args, **kwargs):
-                return self.layer(*args, return_attention_scores=True, **kwargs)
+    def call(self, *args, **kwargs):
+        return self.layer(*args, return_attention_scores=True, **kwargs)
 
-            def compute_output_spec(self, *args, **kwargs):
-                return self.layer.compute_output_spec(*args, return_attention_scores=True,
-                                                      **kwargs)
-
-        _TAP = AttentionTap
-    return _TAP
+    def compute_output_spec(self, *args, **kwargs):
+        return self.layer.compute_output_spec(*args, return_attention_scores=True, **kwargs)
 
 
 @dataclasses.dataclass

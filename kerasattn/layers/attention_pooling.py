@@ -3,8 +3,6 @@
 import keras
 from keras import ops
 
-from kerasattn.interpret.attention import register_attention
-
 
 @keras.saving.register_keras_serializable(package="kerasattn")
 class AttentionPooling(keras.layers.Layer):
@@ -35,6 +33,10 @@ class AttentionPooling(keras.layers.Layer):
     >>> y.shape, a.shape
     ((2, 8), (2, 5))
     """
+
+    # The weights returned with ``return_attention_scores=True`` are shaped
+    # (batch, *attention_axes); attention extraction reads these names.
+    attention_axes = ("token",)
 
     def __init__(self, units=200, kernel_initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)
@@ -85,6 +87,3 @@ class AttentionPooling(keras.layers.Layer):
         config.update(units=self.units,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config
-
-
-register_attention(AttentionPooling, ("token",))

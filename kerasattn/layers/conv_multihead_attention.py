@@ -5,7 +5,6 @@ import math
 import keras
 from keras import ops
 
-from kerasattn.interpret.attention import register_attention
 from kerasattn.layers._attention_ops import (conv, masked_softmax, merge_heads, split_heads,
                                              zero_padding)
 
@@ -45,6 +44,10 @@ class ConvMultiheadAttention(keras.layers.Layer):
     >>> layer(np.zeros((2, 5, 6), "float32")).shape
     (2, 5, 8)
     """
+
+    # The weights returned with ``return_attention_scores=True`` are shaped
+    # (batch, *attention_axes); attention extraction reads these names.
+    attention_axes = ("head", "query", "key")
 
     def __init__(self, num_heads=8, units=None, value_activation="elu", dropout=0.1,
                  kernel_initializer="glorot_uniform", **kwargs):
@@ -117,6 +120,3 @@ class ConvMultiheadAttention(keras.layers.Layer):
                       value_activation=self.value_activation, dropout=self.dropout,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config
-
-
-register_attention(ConvMultiheadAttention, ("head", "query", "key"))

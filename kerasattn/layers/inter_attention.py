@@ -3,7 +3,6 @@
 import keras
 from keras import ops
 
-from kerasattn.interpret.attention import register_attention
 from kerasattn.layers.attention_pooling import AttentionPooling
 
 
@@ -43,6 +42,10 @@ class InterAttention(AttentionPooling):
     ((2, 8), (2, 5))
     """
 
+    # The weights returned with ``return_attention_scores=True`` are shaped
+    # (batch, *attention_axes); attention extraction reads these names.
+    attention_axes = ("token",)
+
     def __init__(self, units=None, kernel_initializer="glorot_uniform", **kwargs):
         if units is not None and (not isinstance(units, int) or units < 1):
             raise ValueError(f"units must be a positive integer or None, got {units!r}")
@@ -68,6 +71,3 @@ class InterAttention(AttentionPooling):
         config = super().get_config()
         config["units"] = self.units
         return config
-
-
-register_attention(InterAttention, ("token",))

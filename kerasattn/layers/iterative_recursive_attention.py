@@ -3,7 +3,6 @@
 import keras
 from keras import ops
 
-from kerasattn.interpret.attention import register_attention
 from kerasattn.layers._attention_ops import masked_softmax
 from kerasattn.layers.highway import Highway
 
@@ -65,6 +64,10 @@ class IterativeRecursiveAttention(keras.layers.Layer):
     >>> s.shape, a.shape
     ((2, 8), (2, 3, 7))
     """
+
+    # The weights returned with ``return_attention_scores=True`` are shaped
+    # (batch, *attention_axes); attention extraction reads these names.
+    attention_axes = ("step", "memory")
 
     def __init__(self, steps=3, gamma=3e-4, kernel_initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)
@@ -143,6 +146,3 @@ class IterativeRecursiveAttention(keras.layers.Layer):
         config.update(steps=self.steps, gamma=self.gamma,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config
-
-
-register_attention(IterativeRecursiveAttention, ("step", "memory"))

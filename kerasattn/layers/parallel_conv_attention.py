@@ -3,7 +3,6 @@
 import keras
 from keras import ops
 
-from kerasattn.interpret.attention import register_attention
 from kerasattn.layers.conv_multihead_attention import ConvMultiheadAttention
 
 
@@ -34,6 +33,10 @@ class ParallelConvAttention(keras.layers.Layer):
     >>> ParallelConvAttention(num_heads=2, units=8)(np.ones((1, 4, 8), "float32")).shape
     (1, 4, 8)
     """
+
+    # The weights returned with ``return_attention_scores=True`` are shaped
+    # (batch, *attention_axes); attention extraction reads these names.
+    attention_axes = ("branch", "head", "query", "key")
 
     def __init__(self, num_heads=8, units=None, dropout=0.1, layer_norm_epsilon=1e-6,
                  kernel_initializer="glorot_uniform", **kwargs):
@@ -85,6 +88,3 @@ class ParallelConvAttention(keras.layers.Layer):
                       layer_norm_epsilon=self.layer_norm_epsilon,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config
-
-
-register_attention(ParallelConvAttention, ("branch", "head", "query", "key"))

@@ -5,7 +5,6 @@ import math
 import keras
 from keras import ops
 
-from kerasattn.interpret.attention import register_attention
 from kerasattn.layers._attention_ops import masked_softmax
 
 
@@ -60,6 +59,12 @@ class SelfAttentionBlock(keras.layers.Layer):
     >>> y.shape, a.shape
     ((2, 7, 128), (2, 7, 7))
     """
+
+    @property
+    def attention_axes(self):
+        """The axis names of the weights returned with ``return_attention_scores=True``,
+        shaped (batch, *attention_axes): one head has no head axis."""
+        return ("query", "key") if self.num_heads == 1 else ("head", "query", "key")
 
     def __init__(self, num_heads=1, dropout=0.1, scaled=False, layer_norm_epsilon=1e-5,
                  kernel_initializer="glorot_uniform", **kwargs):
@@ -157,8 +162,3 @@ class SelfAttentionBlock(keras.layers.Layer):
                       layer_norm_epsilon=self.layer_norm_epsilon,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config
-
-
-register_attention(SelfAttentionBlock,
-                   lambda layer: ("query", "key") if layer.num_heads == 1
-                   else ("head", "query", "key"))

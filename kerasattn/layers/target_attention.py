@@ -5,7 +5,6 @@ import math
 import keras
 from keras import ops
 
-from kerasattn.interpret.attention import register_attention
 from kerasattn.layers._attention_ops import (conv, masked_softmax, merge_heads, split_heads,
                                              zero_padding)
 
@@ -42,6 +41,10 @@ class TargetAttention(keras.layers.Layer):
     >>> y.shape, w.shape
     ((3, 8), (3, 2, 5))
     """
+
+    # The weights returned with ``return_attention_scores=True`` are shaped
+    # (batch, *attention_axes); attention extraction reads these names.
+    attention_axes = ("head", "token")
 
     def __init__(self, num_heads=8, units=None, dropout=0.1, values_from_inputs=False,
                  kernel_initializer="glorot_uniform", **kwargs):
@@ -111,6 +114,3 @@ class TargetAttention(keras.layers.Layer):
                       values_from_inputs=self.values_from_inputs,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config
-
-
-register_attention(TargetAttention, ("head", "token"))

@@ -6,7 +6,6 @@ import math
 import keras
 from keras import ops
 
-from kerasattn.interpret.attention import register_attention
 from kerasattn.layers._attention_ops import masked_softmax, merge_heads, split_heads
 
 
@@ -50,6 +49,10 @@ class TransformerEncoderBlock(keras.layers.Layer):
     >>> y.shape, a.shape
     ((2, 7, 32), (2, 4, 7, 7))
     """
+
+    # The weights returned with ``return_attention_scores=True`` are shaped
+    # (batch, *attention_axes); attention extraction reads these names.
+    attention_axes = ("head", "query", "key")
 
     def __init__(self, num_heads=1, ff_dim=128, key_dim=None, dropout=0.1,
                  layer_norm_epsilon=1e-6, kernel_initializer="glorot_uniform", **kwargs):
@@ -148,6 +151,3 @@ class TransformerEncoderBlock(keras.layers.Layer):
                       dropout=self.dropout, layer_norm_epsilon=self.layer_norm_epsilon,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config
-
-
-register_attention(TransformerEncoderBlock, ("head", "query", "key"))
