@@ -1,14 +1,29 @@
 """kerasattn: interpretable attention models for text classification, with their baselines.
 
-Importing the package registers its Keras layers and optimizer for
+Importing the package registers its Keras layers, optimizer and task for
 deserialisation, so ``keras.saving.load_model(path)`` (safe mode included)
-loads any zoo model in a process that has only done ``import kerasattn``.
-Entry points: ``kerasattn.data.datasets.load``,
-``kerasattn.data.preprocessing.TextPreprocessor``,
-``kerasattn.data.pipeline.make_dataset``, ``kerasattn.models.get`` and the
-``training`` commands.
+loads any zoo model or :class:`TextClassifier` in a process that has only done
+``import kerasattn``.
+Entry points: :class:`TextClassifier` (raw strings in, probabilities and
+attention out), ``kerasattn.data.datasets.load``, ``kerasattn.models.get``,
+``kerasattn.interpret`` and the ``kerasattn`` command (``python -m training.*``).
 """
 
-from kerasattn import layers, optimizers  # noqa: F401  (register_keras_serializable)
+import os
+
+# TensorFlow's C++ start-up logging, quieter (set before TensorFlow is first imported;
+# an explicit setting of the user's wins)
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+from kerasattn import layers, optimizers  # noqa: E402,F401  (register_keras_serializable)
+
+# The task needs TensorFlow (its preprocessing is tf.strings / tf.lookup); a JAX or
+# PyTorch machine without TensorFlow (kerasattn portable fit) still imports the rest.
+try:
+    import tensorflow  # noqa: F401
+except ImportError:
+    pass
+else:
+    from kerasattn.tasks import TextClassifier, TextClassifierPreprocessor  # noqa: F401
 
 __version__ = "0.1.0"

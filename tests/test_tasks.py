@@ -1,0 +1,188 @@
+"""TextClassifier: every registered Keras preset from raw strings to a served SavedModel.
+
+The preset harness (like keras-hub's ``run_task_test``): ``from_preset`` at a
+small size -> ``fit`` on strings -> ``predict`` on strings (n, num_classes) ->
+``.keras`` round trip with equal predictions -> ``export`` with equal
+predictions in a fresh process that never imports kerasattn.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import kerasattn
+from kerasattn import models
+
+TRAIN = ["a good film . really good !", "a bad film", "not good at all . bad", "great fun",
+         "dull and slow . boring", "good good fun", "bad bad film . awful"]
+LABELS = ["pos", "neg", "neg", "pos", "neg", "pos", "neg"]
+TEXTS = ["a good film . not bad at all", "dull", "", "great fun . really ! a bad film"]
+
+
+def small_options(name):
+    """Model options that make ``name`` tiny (its architecture unchanged)."""
+    if name.startswith("sanet"):
+        return {"embedding_dim": 8, "d": 8}
+    if name.startswith(("can-", "hcan-")):
+        return {"d": 16, "embedding_dim": 8, "num_heads": 2}
+    if name == "han":
+        return {"embedding_dim": 8, "units": 4, "attention_units": 4}
+    if name.startswith("iram"):
+        small = {"embedding_dim": 8, "units": 8, "maxout_units": 6}
+        if name == "iram-full":
+            small.update(ngram_dim=4, ngram_buckets=64, context_layers=1)
+        return small
+    if name == "transformer":
+        return {"embedding_dim": 16, "ff_dim": 8}
+    if name == "cnn":
+        return {"embedding_dim": 8, "filters": 4}
+    if name == "mlp":
+        return {"embedding_dim": 8, "hidden_units": 8}
+    return {"embedding_dim": 8, "units": 8}  # rnn, gru, lstm, bilstm
+
+
+KERAS_PRESETS = models.names("keras")
+
+FRESH = textwrap.dedent("""
+    import json, os, sys
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    import tensorflow as tf
+    paths, texts = json.loads(sys.stdin.read())
+    out = {name: tf.saved_model.load(p).signatures["serving_default"](
+               text=tf.constant(texts))["probabilities"].numpy().tolist()
+           for name, p in paths.items()}
+    out["modules"] = sorted(m for m in sys.modules if m.split(".")[0] == "kerasattn")
+    print(json.dumps(out))
+""")
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """Every Keras preset: fitted on strings, saved, loaded and exported."""
+    root = tmp_path_factory.mktemp("tasks")
+    made = {}
+    for name in KERAS_PRESETS:
+        keras.utils.set_random_seed(0)
+        clf = kerasattn.TextClassifier.from_preset(name, **small_options(name))
+        history = clf.fit(TRAIN, LABELS, epochs=1, batch_size=4, verbose=0)
+        probs = clf.predict(TEXTS, verbose=0)
+        path = str(root / f"{name}.keras")
+        clf.save(path)
+        loaded = keras.saving.load_model(path)  # safe_mode=True
+        exported = clf.export(str(root / "saved" / name / "1"))
+        made[name] = dict(clf=clf, history=history.history, probs=probs, loaded=loaded,
+                          loaded_probs=loaded.predict(TEXTS, verbose=0), exported=exported)
+    return made
+
+
+@pytest.fixture(scope="module")
+def served(fitted):
+    paths = {n: m["exported"] for n, m in fitted.items()}
+    result = subprocess.run([sys.executable, "-c", FRESH], input=json.dumps([paths, TEXTS]),
+                            capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "PYTHONPATH": ""}, cwd="/")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", KERAS_PRESETS)
+def test_preset_from_strings_to_a_served_model(name, fitted, served):
+    m = fitted[name]
+    assert np.isfinite(m["history"]["loss"]).all()
+    assert m["probs"].shape == (len(TEXTS), 2) and m["probs"].dtype == np.float32
+    np.testing.assert_allclose(m["probs"].sum(axis=1), 1.0, atol=1e-5)
+    # .keras round trip: the vocabulary, class names and weights come back
+    loaded = m["loaded"]
+    assert isinstance(loaded, kerasattn.TextClassifier)
+    assert loaded.class_names == ["neg", "pos"] == m["clf"].class_names
+    assert loaded.preprocessor.vocabulary == m["clf"].preprocessor.vocabulary
+    np.testing.assert_allclose(m["loaded_probs"], m["probs"], atol=1e-6)
+    # the raw-text SavedModel, in a process without kerasattn
+    np.testing.assert_allclose(served[name], m["probs"], atol=1e-5)
+
+
+def test_the_fresh_process_never_imported_kerasattn(served):
+    assert served["modules"] == []
+
+
+def test_a_binary_sigmoid_head_predicts_two_columns(fitted):
+    clf = fitted["transformer"]["clf"]
+    assert clf.backbone.output_shape[-1] == 1  # one sigmoid unit
+    p = clf.predict(TEXTS, verbose=0)
+    assert p.shape == (len(TEXTS), 2)
+    np.testing.assert_allclose(p[:, 1], np.ravel(clf.backbone(
+        clf.preprocessor(tf.constant(TEXTS)))), atol=1e-6)
+
+
+def test_predict_is_in_input_order_and_padding_free(fitted):
+    clf = fitted["sanet-base"]["clf"]
+    one_by_one = np.concatenate([clf.predict([t], verbose=0) for t in TEXTS])
+    np.testing.assert_allclose(clf.predict(TEXTS, batch_size=3, verbose=0), one_by_one,
+                               atol=1e-5)
+    assert clf.predict([], verbose=0).shape == (0, 2)
+
+
+def test_explain_gives_the_attention_of_extract_attention(fitted):
+    from kerasattn.interpret import extract_attention
+
+    clf = fitted["sanet-base"]["clf"]
+    ours = clf.explain(TEXTS[:2])
+    theirs = extract_attention(clf.backbone, TEXTS[:2], clf.preprocessor.text_preprocessor)
+    assert [e.tokens for e in ours] == [e.tokens for e in theirs]
+    for a, b in zip(ours, theirs):
+        for layer in a.attention:
+            np.testing.assert_allclose(a.attention[layer], b.attention[layer])
+    hier = fitted["hcan-2sa-target"]["clf"].explain(["good film . bad plot"])[0]
+    assert hier.hierarchical and [s[:2] for s in hier.tokens] == [["good", "film"],
+                                                                   ["bad", "plot"]]
+
+
+def test_the_preset_recipe_is_the_compile_default(fitted):
+    from kerasattn.optimizers import GroupedSGD
+
+    assert isinstance(fitted["sanet-base"]["clf"].optimizer, GroupedSGD)
+    assert fitted["transformer"]["clf"].loss == "binary_crossentropy"
+    assert fitted["cnn"]["clf"].loss == "sparse_categorical_crossentropy"
+    iram = fitted["iram-vanilla"]["clf"].optimizer
+    assert iram.amsgrad and iram.global_clipnorm
+
+
+def test_fit_on_a_dataset_of_strings_and_integer_labels():
+    keras.utils.set_random_seed(0)
+    ds = tf.data.Dataset.from_tensor_slices((TRAIN, [1, 0, 0, 1, 0, 1, 0]))
+    clf = kerasattn.TextClassifier.from_preset("cnn", num_classes=2, **small_options("cnn"))
+    clf.fit(ds, epochs=2, batch_size=3, verbose=0, validation_data=ds)
+    assert clf.class_names == ["0", "1"]
+    assert clf.predict(tf.data.Dataset.from_tensor_slices(TEXTS), verbose=0).shape == (4, 2)
+    loss, accuracy = clf.evaluate(TRAIN, [1, 0, 0, 1, 0, 1, 0], verbose=0)
+    assert 0 <= accuracy <= 1 and np.isfinite(loss)
+
+
+def test_the_preprocessor_is_a_keras_layer_for_tf_data():
+    pre = kerasattn.TextClassifierPreprocessor(max_length=3).adapt(["c b a", "c b", "c"])
+    assert pre.vocabulary == ["", "[UNK]", "c", "b", "a"]
+    ds = tf.data.Dataset.from_tensor_slices(["c b a z", ""]).batch(2).map(pre)
+    assert next(iter(ds)).numpy().tolist() == [[2, 3, 4], [0, 0, 0]]
+    again = keras.layers.deserialize(keras.layers.serialize(pre))
+    assert again.vocabulary == pre.vocabulary and again.get_config() == pre.get_config()
+
+
+def test_clear_errors():
+    with pytest.raises(ValueError, match="scikit-learn preset"):
+        kerasattn.TextClassifier.from_preset("nb")
+    with pytest.raises(ValueError, match="no option"):
+        kerasattn.TextClassifier.from_preset("cnn", nosuch=1)
+    clf = kerasattn.TextClassifier.from_preset("cnn", num_classes=2, **small_options("cnn"))
+    with pytest.raises(ValueError, match="not been fitted"):
+        clf.save("x.keras")
+    with pytest.raises(ValueError, match="one string"):
+        clf.fit("a single text", [1])
+    with pytest.raises(ValueError, match="label 3 but num_classes=2"):
+        clf.fit(TRAIN[:2], [0, 3], epochs=1, verbose=0)
