@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 from kerasattn import runs
+from kerasattn.cli.train import config_of
 
 # suite -> {name -> (command-line arguments, acceptance threshold on test accuracy)}
 BASELINES = {
@@ -32,8 +33,7 @@ BASELINES = {
 # Adam, 1/√d-scaled attention, embeddings ×√100 before the positional
 # encoding; on IMDB also words seen at least 5 times (the best of the variants
 # tried, see the README). The baselines run with exactly the same flags.
-_ADJUSTED = ["--optimizer", "adam", "--learning-rate", "0.001", "--model-option", "scaled=true",
-             "--model-option", "embedding_scale=10"]
+_ADJUSTED = ["--recipe", "adjusted"]  # kerasattn.recipes: Adam 1e-3, scaled, embeddings x10
 _IMDB = ["--dataset", "imdb", "--epochs", "4", "--min-freq", "5", *_ADJUSTED]
 # SST-2: embedding dropout 0.3, the best validation accuracy of eleven variants
 # (README, "SANet")
@@ -133,10 +133,10 @@ def main(argv=None):
     env = runs.environment()
     for name in args.only:
         cli, _ = RUNS[name]
-        cmd = [sys.executable, "-m", "training.train", *cli, "--output-dir", args.output_dir,
+        cmd = [sys.executable, "-m", "kerasattn.cli.train", *cli, "--output-dir", args.output_dir,
                "--run-name", name, "--verbose", "2"]
         run_dir = os.path.join(args.output_dir, name)
-        if args.reuse and runs.finished_run_of(run_dir, cli):
+        if args.reuse and runs.finished_run_of(run_dir, config_of(cli)):
             print(f"reusing {run_dir}", flush=True)
         else:
             print("$", " ".join(cmd[1:]), flush=True)

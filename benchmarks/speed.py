@@ -114,15 +114,13 @@ def build_peer(name, vocab_size, num_classes=2):
 
 def build(name):
     """(model, optimizer, loss) of a preset or a peer, ready to compile."""
-    from kerasattn import models
-    from training.train import make_optimizer
+    from kerasattn import models, recipes
 
     preset = models.get_preset(PEERS.get(name, name))
     model = (build_peer(name, VOCAB) if name in PEERS
              else models.get(name, vocab_size=VOCAB, num_classes=2))
-    optimizer = make_optimizer(preset, preset.training_defaults())
-    loss = ("binary_crossentropy" if model.output_shape[-1] == 1
-            else "sparse_categorical_crossentropy")
+    optimizer = recipes.make_optimizer(preset)
+    loss = recipes.loss_and_accuracy(model)[0]
     return model, optimizer, loss
 
 

@@ -30,15 +30,14 @@ TEST_SCORES = "test_scores.npz"
 VOCAB = "vocab.txt"  # written by TextPreprocessor.save (its VOCAB_FILE)
 
 
-def finished_run_of(run_dir, cli):
-    """Whether ``run_dir`` holds metrics from ``python -m training.train CLI ...``
-    (its arguments start with exactly these), or from ``training.portable``
-    given the same arguments."""
+def finished_run_of(run_dir, config):
+    """Whether ``run_dir`` holds a finished run (``metrics.json``) of ``config`` (a
+    :class:`kerasattn.training.RunConfig`): its stored configuration is the same run
+    (model, dataset, seed, settings, model options, ...), whatever command wrote it
+    (``training.train``, ``training.portable``, flags or a named recipe)."""
     if not os.path.exists(os.path.join(run_dir, METRICS)):
         return False
-    config = read_json(os.path.join(run_dir, CONFIG))
-    args = config.get("train_args") or config["command"].split()[3:]
-    return list(args[:len(cli)]) == list(cli)
+    return config.same_run(run_dir)
 
 
 def read_vocabulary(run_dir):

@@ -100,7 +100,7 @@ def test_something_else_than_a_saved_model_is_refused(tmp_path):
 
 @pytest.mark.usefixtures("shared_data")
 def test_evaluate_a_classical_run_and_refuse_a_legacy_joblib(tmp_path, capsys):
-    from training import evaluate, train
+    from kerasattn.cli import evaluate, train
 
     run_dir, m = train.train(["--model", "nb", "--dataset", "sst2",
                               "--output-dir", str(tmp_path), "--run-name", "nb"])

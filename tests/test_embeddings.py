@@ -47,7 +47,7 @@ def test_malformed_files_name_the_line(tmp_path):
 def test_train_command_initialises_from_glove(tmp_path, capsys):
     import keras
 
-    from training import train
+    from kerasattn.cli import train
 
     rows = "".join(f"{'good great' if i % 2 else 'bad awful'} film {i},{i % 2}\n" for i in range(60))
     data = write(tmp_path / "d.csv", "text,label\n" + rows)

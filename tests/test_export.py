@@ -230,8 +230,8 @@ def test_layout_versions_and_assets(exported, tmp_path):
 
 
 def test_export_and_predict_commands(tmp_path, shared_data):
-    from training import export as export_cmd
-    from training import predict, train
+    from kerasattn.cli import export as export_cmd
+    from kerasattn.cli import predict, train
 
     run_dir, _ = train.train(["--model", "transformer", "--dataset", "sst2", "--epochs", "1",
                               "--model-option", "embedding_dim=16", "--output-dir",
@@ -246,7 +246,7 @@ def test_export_and_predict_commands(tmp_path, shared_data):
         [sys.executable, "-m", "training.predict", "--model-dir", path, "--batch-size", "2",
          "a gripping , moving film", "dull and lifeless", "", "-", "--explain", page],
         input="a third text\n", capture_output=True, text=True, timeout=300,
-        cwd=os.path.dirname(os.path.dirname(os.path.abspath(predict.__file__))))
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert result.returncode == 0, result.stderr[-2000:]
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["text"] for r in rows] == ["a gripping , moving film", "dull and lifeless", "",
@@ -261,8 +261,9 @@ def test_export_and_predict_commands(tmp_path, shared_data):
     expected = runs.as_probabilities(model(pre(np.array(["dull and lifeless"])).to_tensor()))
     assert abs(rows[1]["probabilities"]["positive"] - expected[0, 1]) < 1e-5
     assert export_cmd.main(["--run", str(tmp_path / "nope")]) == 2
-    # predict stands on the SavedModel alone: it never imports the package
+    # predict stands on the SavedModel alone: it imports nothing of the package
     source = open(predict.__file__, encoding="utf-8").read()
+    assert predict.__name__ == "kerasattn.cli.predict"
     assert "import kerasattn" not in source and "from kerasattn" not in source
 
 
@@ -275,7 +276,7 @@ def test_grpc_client_against_a_prediction_service(exported, capsys):
     import tensorflow as tf
     from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
 
-    from training import serving_client
+    from kerasattn.cli import serving_client
 
     _, _, path = exported["hcan"]
     loaded = tf.saved_model.load(path)

@@ -20,7 +20,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__,
+    p = argparse.ArgumentParser(prog="kerasattn evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="the run directory")
     p.add_argument("--data-dir", help="directory to look for the dataset in first")

@@ -37,7 +37,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="python -m training.explain", description=__doc__,
+    p = argparse.ArgumentParser(prog="kerasattn explain", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="the run directory (of a model with attention)")
     p.add_argument("--text", action="append", default=[], help="a text to explain (repeatable)")

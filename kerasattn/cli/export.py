@@ -28,7 +28,7 @@ def _error(message):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m training.export", description=__doc__,
+    p = argparse.ArgumentParser(prog="kerasattn export", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="a run directory of a Keras model")
     p.add_argument("--output", help="SavedModel base path, or base/VERSION "

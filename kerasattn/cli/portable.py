@@ -67,11 +67,12 @@ def prepare(argv, cache=None):
     from kerasattn import runs
     from kerasattn.data import datasets
     from kerasattn.data.preprocessing import TextPreprocessor
-    from training import train
+    from kerasattn.cli import train
 
     cache = {} if cache is None else cache
     args = train.build_parser().parse_args(argv)
-    config = train.resolve_config(args, argv)
+    typed = train.resolve_config(args, argv)
+    config = typed.to_json()
     unsupported = [(config["kind"] == "classical", "a scikit-learn model"),
                    (config["hierarchical"], "a hierarchical model"),
                    (args.stream, "--stream"), (args.distribution != "none", "--distribution"),
@@ -82,7 +83,7 @@ def prepare(argv, cache=None):
                              "use python -m training.train")
     config["command"] = "python -m training.portable prepare " + " ".join(
         shlex.quote(a) for a in argv)
-    config["train_args"] = list(argv)  # what runs.finished_run_of compares
+    config["train_args"] = list(argv)
     t = config["train"]
     data_key = (args.dataset, args.data_dir, t["val_fraction"], args.seed)
     if data_key not in cache:
@@ -94,7 +95,7 @@ def prepare(argv, cache=None):
     default_name = f"{args.model}-{args.dataset.replace(':', '_').replace('/', '_')}-portable"
     run_dir = os.path.abspath(os.path.join(args.output_dir, args.run_name or default_name))
     os.makedirs(run_dir, exist_ok=True)
-    options = train.preprocessor_options(config)
+    options = typed.preprocessor_options()
     vocab_key = (data_key, json.dumps(options, sort_keys=True), t["min_freq"], t["vocab_size"])
     if vocab_key not in cache:
         cache[vocab_key] = TextPreprocessor(**options).adapt(
@@ -251,14 +252,12 @@ def fit(run_dir, mixed_precision="off", verbose=2):
 
     from kerasattn import models, runs
     from kerasattn.metrics import classification_metrics, format_metrics
-    from training.train import loss_and_accuracy, make_optimizer
+    from kerasattn.recipes import loss_and_accuracy, make_optimizer, set_precision
 
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
     if "arrays" not in config:
         raise SystemExit(f"error: {run_dir} was not written by `training.portable prepare`")
-    policy = {"off": "float32", "float16": "mixed_float16",
-              "bfloat16": "mixed_bfloat16"}[mixed_precision]
-    keras.mixed_precision.set_global_policy(policy)
+    policy = set_precision(mixed_precision)
     keras.utils.set_random_seed(config["seed"])
     data = load_arrays(run_dir, config)
     train = config["train"]
@@ -269,7 +268,8 @@ def fit(run_dir, mixed_precision="off", verbose=2):
                        **config["model_overrides"])
     loss, accuracy = loss_and_accuracy(model)
     # weighted: the zero-weight rows that pad a batch do not count
-    model.compile(optimizer=make_optimizer(preset, train), loss=loss,
+    model.compile(optimizer=make_optimizer(preset, train["optimizer"], train["learning_rate"]),
+                  loss=loss,
                   weighted_metrics=[accuracy])
     bs = train["batch_size"]
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
@@ -338,7 +338,7 @@ def main(argv=None):
         else:
             prepare(argv[1:])
         return 0
-    p = argparse.ArgumentParser(prog="python -m training.portable fit")
+    p = argparse.ArgumentParser(prog="kerasattn portable fit")
     p.add_argument("--run", action="append", required=True,
                    help="a prepared run directory (repeatable)")
     p.add_argument("--mixed-precision", default="off", choices=["off", "float16", "bfloat16"])

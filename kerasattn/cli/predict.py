@@ -131,7 +131,7 @@ def explain_page(signature, texts, axes, path):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m training.predict", description=__doc__,
+    p = argparse.ArgumentParser(prog="kerasattn predict", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model-dir", required=True, help="an exported SavedModel (NAME/VERSION)")
     p.add_argument("texts", nargs="*", help="texts to classify ('-' reads stdin)")

@@ -45,8 +45,8 @@ import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                       "benchmarks", "results")
+# relative to the working directory: the checkout's benchmarks/results when run from it
+RESULTS = os.path.join("benchmarks", "results")
 
 # Table 2 of Letarte et al. (2018), in percent: dataset -> (task, Gini, diag b=1..5)
 PAPER_TABLE2 = {
@@ -65,8 +65,7 @@ TASKS = {"imdb": "sentiment", "sst5": "sentiment", "sst2": "sentiment",
 # How the runs are trained when no --run is given: sanet-base with our
 # measured adjustments (see README, "SANet"): Adam, scaled attention and
 # embeddings scaled by √100 before the positional encoding.
-SANET_COMMON = ["--model", "sanet-base", "--optimizer", "adam", "--learning-rate", "0.001",
-                "--model-option", "scaled=true", "--model-option", "embedding_scale=10"]
+SANET_COMMON = ["--model", "sanet-base", "--recipe", "adjusted"]  # see kerasattn.recipes
 SANET_TABLE2_TRAINING = {
     "imdb": SANET_COMMON + ["--dataset", "imdb", "--epochs", "4", "--min-freq", "5"],
     "sst5": SANET_COMMON + ["--dataset", "sst5", "--epochs", "5"],
@@ -140,12 +139,13 @@ def _train(dataset, output_dir):
 
 def _run_training(cli, name, output_dir):
     from kerasattn import runs
+    from kerasattn.cli.train import config_of
 
     run_dir = os.path.join(output_dir, name)
-    if runs.finished_run_of(run_dir, cli):
+    if runs.finished_run_of(run_dir, config_of(cli)):
         print(f"reusing {run_dir} (a finished run of the same command)", flush=True)
         return run_dir
-    cmd = [sys.executable, "-m", "training.train", *cli, "--output-dir", output_dir,
+    cmd = [sys.executable, "-m", "kerasattn.cli.train", *cli, "--output-dir", output_dir,
            "--run-name", name, "--verbose", "2"]
     print("$", " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True)
@@ -533,7 +533,7 @@ EXPERIMENTS = {"sanet-table2": sanet_table2, "iram-regulariser": iram_regularise
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m training.reproduce", description=__doc__,
+    p = argparse.ArgumentParser(prog="kerasattn reproduce", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--experiment", required=True, choices=sorted(EXPERIMENTS))
     p.add_argument("--run", action="append", default=[],

@@ -91,7 +91,7 @@ def _drop_padding(tokens):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m training.serving_client", description=__doc__,
+    p = argparse.ArgumentParser(prog="kerasattn serving-client", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("texts", nargs="+", help="texts to send")
     p.add_argument("--model", required=True, help="the model name in TF Serving's config")

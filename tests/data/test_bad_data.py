@@ -196,7 +196,7 @@ def test_val_fraction_outside_0_1_is_refused(tmp_path, fraction):
     ("a,x\nb,x\nc,x\nd,x\n", "a single class 'x'; a classifier needs at least two"),
 ])
 def test_training_command_reports_unusable_files_in_one_line(tmp_path, capsys, rows, message):
-    from training import train
+    from kerasattn.cli import train
 
     path = write(tmp_path / "data.csv", "text,label\n" + rows)
     code = train.main(["--model", "mlp", "--dataset", f"csv:{path}", "--epochs", "1",

@@ -126,7 +126,7 @@ def test_damaged_ag_news_test_file_is_refused(mirror, tmp_path):
 
 
 def test_damaged_file_on_the_command_line_is_one_error_line(mirror, tmp_path, capsys):
-    from training import train
+    from kerasattn.cli import train
 
     path = damaged_copy(os.path.join(mirror, "bbc", "bbc.tar.gz"),
                         tmp_path / "bbc" / "bbc.tar.gz", flip_at=1_000_000)

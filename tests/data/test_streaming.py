@@ -12,7 +12,7 @@ from kerasattn.data import datasets, streaming
 from kerasattn.data.pipeline import make_stream_dataset
 from kerasattn.data.preprocessing import TextPreprocessor
 from tests.conftest import write
-from training import train
+from kerasattn.cli import train
 
 
 def _rows(ds):

@@ -11,7 +11,7 @@ import pytest
 from kerasattn import models
 from kerasattn.interpret import extract_attention
 from kerasattn.layers import IterativeRecursiveAttention, Maxout
-from training import train
+from kerasattn.cli import train
 
 SMALL = {"units": 8, "embedding_dim": 8, "maxout_units": 6}
 
@@ -73,7 +73,7 @@ def test_attention_of_the_vanilla_model_and_its_regulariser():
 
 
 def test_iram_vanilla_learns_sst2_and_explain_and_reproduce_read_it(tmp_path, shared_data):
-    from training import explain, reproduce
+    from kerasattn.cli import explain, reproduce
 
     # At this small size the preset's N(0, 1) word vectors (the scale of standardised
     # GloVe) overfit 6,920 sentences: 0.72-0.76 test; N(0, 0.1) vectors give 0.81.

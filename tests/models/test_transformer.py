@@ -11,7 +11,7 @@ import pytest
 from kerasattn import models
 from kerasattn.interpret import extract_attention
 from kerasattn.layers import InterAttention, TransformerEncoderBlock
-from training import train
+from kerasattn.cli import train
 
 SMALL = {"embedding_dim": 16, "ff_dim": 8}
 
@@ -48,14 +48,14 @@ def test_layers_and_heads_flags():
     args = parser.parse_args(["--model", "transformer", "--dataset", "sst2", "--layers", "3",
                               "--heads", "8"])
     config = train.resolve_config(args, [])
-    assert (config["model_config"]["num_layers"], config["model_config"]["num_heads"]) == (3, 8)
+    assert (config.model_config["num_layers"], config.model_config["num_heads"]) == (3, 8)
     args = parser.parse_args(["--model", "gru", "--dataset", "sst2", "--layers", "2"])
-    with pytest.raises(SystemExit, match="no option num_layers"):
+    with pytest.raises(train.ConfigError, match="no option num_layers"):
         train.resolve_config(args, [])
 
 
 def test_transformer_learns_sst2_and_explain_draws_the_colour_map(tmp_path, shared_data):
-    from training import explain
+    from kerasattn.cli import explain
 
     run_dir, m = train.train(["--model", "transformer", "--dataset", "sst2", "--epochs", "3",
                               "--layers", "1", "--heads", "2", "--model-option",

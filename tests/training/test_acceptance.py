@@ -7,7 +7,7 @@ IMDB take 8-15 minutes each on 2 CPU cores and are marked slow
 
 import pytest
 
-from training import train
+from kerasattn.cli import train
 
 pytestmark = pytest.mark.usefixtures("shared_data")
 

@@ -7,7 +7,7 @@ import pytest
 
 from kerasattn import runs
 from tests.conftest import write
-from training import evaluate, train
+from kerasattn.cli import evaluate, train
 
 KEYS = {"accuracy", "loss", "f1_macro", "precision_macro", "recall_macro", "roc_auc",
         "confusion_matrix", "per_class"}

@@ -18,7 +18,7 @@ import pytest
 
 from kerasattn import resume, runs
 from tests.conftest import write
-from training import train
+from kerasattn.cli import train
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARGS = ["--model", "mlp", "--dataset", "sst2", "--epochs", "2", "--seed", "5",
@@ -166,16 +166,14 @@ def test_multiworker_needs_tf_config_and_a_run_name(tmp_path, monkeypatch, capsy
     monkeypatch.delenv("TF_CONFIG", raising=False)
     base = ["--model", "mlp", "--dataset", "sst2", "--output-dir", str(tmp_path),
             "--distribution", "multiworker"]
-    with pytest.raises(SystemExit):
-        train.train(base)
+    assert train.main(base) == 2
     assert "--run-name" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        train.train(base + ["--run-name", "x"])
+    assert train.main(base + ["--run-name", "x"]) == 2
     assert "TF_CONFIG" in capsys.readouterr().err
     monkeypatch.setenv("TF_CONFIG", "{not json")
-    with pytest.raises(SystemExit):
-        train.train(base + ["--run-name", "x"])
+    assert train.main(base + ["--run-name", "x"]) == 2
     assert "not valid cluster JSON" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []
 
 
 def _fake_interrupted_run(run_dir, model):

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from kerasattn import runs
-from training import explain, train
+from kerasattn.cli import explain, train
 
 SMALL = ["--learning-rate", "0.001", "--model-option", "d=32", "--model-option",
          "embedding_dim=32", "--model-option", "num_heads=4"]

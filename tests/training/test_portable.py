@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kerasattn import runs
-from training import portable
+from kerasattn.cli import portable, train
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = ["--model", "transformer", "--dataset", "sst2", "--epochs", "2",
@@ -93,8 +93,8 @@ def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
     assert m["test"]["examples"] == 1821
     assert m["test"]["accuracy"] > 0.72  # 1,821 held-out sentences; ~0.78 measured
     # training.reproduce / benchmarks.accuracy recognise the run by its arguments
-    assert runs.finished_run_of(a, CLI)
-    assert not runs.finished_run_of(a, [*CLI[:-1], "ff_dim=64"])
+    assert runs.finished_run_of(a, train.config_of(CLI))
+    assert not runs.finished_run_of(a, train.config_of([*CLI[:-1], "ff_dim=64"]))
     # the saved best model gives the metrics' test predictions
     config = runs.read_json(os.path.join(a, runs.CONFIG))
     model = keras.saving.load_model(os.path.join(a, runs.KERAS_MODEL))
@@ -128,7 +128,7 @@ def test_fit_runs_on_jax_without_tensorflow(tmp_path, shared_data):
                             "--output-dir", str(tmp_path), "--run-name", "j"])
     # TensorFlow made unimportable: what a JAX-only accelerator machine has
     code = ("import sys; sys.modules['tensorflow'] = None; "
-            "from training import portable; portable.main(sys.argv[1:])")
+            "from kerasattn.cli import portable; portable.main(sys.argv[1:])")
     env = {**os.environ, "KERAS_BACKEND": "jax", "PYTHONPATH": ROOT}
     out = subprocess.run([sys.executable, "-c", code, "fit", "--run", run, "--verbose", "0"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

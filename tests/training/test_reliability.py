@@ -17,7 +17,7 @@ import pytest
 
 from kerasattn import models, resume, runs
 from tests.conftest import write
-from training import train
+from kerasattn.cli import train
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # the repro, at a small size (a tuple option, windows=(3, 4, 5), stays in)
@@ -112,10 +112,9 @@ def test_a_kill_after_the_last_epoch_loses_no_training(whole, tmp_path, kill_in)
 def test_every_presets_stored_config_is_recognised_as_the_same_command(name, tmp_path):
     args = train.build_parser().parse_args(["--model", name, "--dataset", "sst2"])
     config = train.resolve_config(args, ["--model", name, "--dataset", "sst2"])
-    runs.write_json(str(tmp_path / runs.CONFIG), config)
-    assert train._same_run(config, str(tmp_path))
-    other = {**config, "seed": config["seed"] + 1}
-    assert not train._same_run(other, str(tmp_path))
+    runs.write_json(str(tmp_path / runs.CONFIG), config.to_json())
+    assert config.same_run(str(tmp_path))
+    assert not config.replace(seed=config.seed + 1).same_run(str(tmp_path))
 
 
 def _tiny_csv(tmp_path, rows=60):

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from kerasattn import runs
-from training import explain, reproduce, train
+from kerasattn.cli import explain, reproduce, train
 
 ADJUSTED = ["--optimizer", "adam", "--learning-rate", "0.001",
             "--model-option", "scaled=true", "--model-option", "embedding_scale=10"]

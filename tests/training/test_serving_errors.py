@@ -51,14 +51,14 @@ def test_predict_reports_invalid_utf8_with_file_and_line(fake_model_dir, tmp_pat
 
 
 def test_predict_reads_lines_as_before(tmp_path):
-    from training import predict
+    from kerasattn.cli import predict
 
     assert predict.decode_lines("café\r\nb\n\nlast".encode(), "x") == ["café", "b", "", "last"]
     assert predict.decode_lines(b"", "x") == []
 
 
 def test_predict_reports_a_missing_input_file(fake_model_dir, tmp_path, capsys):
-    from training import predict
+    from kerasattn.cli import predict
 
     missing = str(tmp_path / "nope.txt")
     assert predict.main(["--model-dir", fake_model_dir, "--input", missing]) == 2
@@ -68,7 +68,7 @@ def test_predict_reports_a_missing_input_file(fake_model_dir, tmp_path, capsys):
 
 
 def test_serving_client_validates_port_and_timeout(capsys):
-    from training import serving_client
+    from kerasattn.cli import serving_client
 
     rc, out, err = _cli("training.serving_client", "--model", "m", "--port", "70000", "x")
     assert rc == 2 and out == ""  # was: a call to port 70000 % 65536 = 4464
@@ -110,7 +110,7 @@ def short_server():
 
 
 def test_serving_client_reports_an_answer_with_too_few_rows(short_server, capsys):
-    from training import serving_client
+    from kerasattn.cli import serving_client
 
     args = ["--model", "m", "--host", "127.0.0.1", "--port", str(short_server), "--timeout", "20"]
     assert serving_client.main([*args, "a", "b", "c"]) == 1  # was: IndexError
@@ -150,8 +150,8 @@ def _run_dir(path, class_names=("negative", "positive"), finished=True, model=Tr
 
 
 def test_export_refuses_an_unfinished_run_unless_allowed(tmp_path, capsys):
-    from training import export as export_cmd
-    from training import predict
+    from kerasattn.cli import export as export_cmd
+    from kerasattn.cli import predict
 
     run = _run_dir(str(tmp_path / "run"), finished=False)
     base = str(tmp_path / "served")
@@ -178,7 +178,7 @@ def test_export_refuses_an_unfinished_run_unless_allowed(tmp_path, capsys):
 
 def test_export_refuses_an_unfinished_run_before_its_first_epoch(tmp_path, capsys):
     from kerasattn import runs
-    from training import export as export_cmd
+    from kerasattn.cli import export as export_cmd
 
     run = _run_dir(str(tmp_path / "run"), finished=False)
     os.remove(os.path.join(run, runs.KERAS_MODEL))
@@ -189,7 +189,7 @@ def test_export_refuses_an_unfinished_run_before_its_first_epoch(tmp_path, capsy
 
 
 def test_export_command_refuses_a_class_name_with_a_line_break(tmp_path, capsys):
-    from training import export as export_cmd
+    from kerasattn.cli import export as export_cmd
 
     run = _run_dir(str(tmp_path / "run"), class_names=["neg", "very\ngood"], model=False)
     base = str(tmp_path / "served")

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from kerasattn import runs
-from training import reproduce
+from kerasattn.cli import reproduce
 
 
 def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, monkeypatch):
@@ -49,8 +49,8 @@ def test_the_command_line_reports_bad_requests(tmp_path, capsys):
 def test_portable_jobs_are_the_commands_reproduce_runs():
     """benchmarks/portable_imdb.txt lists the IMDB runs with the names and arguments
     training.reproduce looks for, so runs fitted elsewhere are reused, not retrained."""
-    path = os.path.join(os.path.dirname(reproduce.__file__), "..", "benchmarks",
-                        "portable_imdb.txt")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(root, "benchmarks", "portable_imdb.txt")
     with open(path) as fh:
         jobs = dict(line.split(" ", 1) for line in fh.read().splitlines()
                     if line and not line.startswith("#"))

@@ -1,0 +1,200 @@
+"""Typed configuration of a training run: what ``config.json`` holds.
+
+:class:`RunConfig` is built from a preset, one of its named recipes
+(:mod:`kerasattn.recipes`) and overrides, and validated before anything is
+read or written. ``RunConfig.to_json()`` is the ``config.json`` of a run
+directory (the layout is stable: old runs stay readable); two configurations
+are the same run when :meth:`RunConfig.same_run` says so (compared as JSON, so
+a tuple option, e.g. ``cnn``'s ``windows=(3, 4, 5)``, matches the list it
+comes back as).
+"""
+
+import dataclasses
+import os
+from typing import Any
+
+from kerasattn.models.registry import TRAIN_DEFAULTS
+
+
+class ConfigError(ValueError):
+    """An invalid configuration, command line or run directory: reported as one
+    ``error:`` line by the command line, before anything is written."""
+
+
+# setting: (smallest value, what it counts); checked by RunConfig.create
+LOWER_BOUNDS = {
+    "epochs": (1, "epochs"), "batch_size": (1, "texts per batch"),
+    "max_length": (1, "tokens"), "max_sentences": (1, "sentences"),
+    "max_words": (1, "words per sentence"), "vocab_size": (3, "ids (padding, OOV and a word)"),
+    "min_freq": (1, "occurrences"), "early_stopping": (1, "epochs of patience"),
+    "shuffle_buffer": (1, "rows"),
+}
+MIXED_PRECISION = ("auto", "off", "float16", "bfloat16")
+DISTRIBUTIONS = ("none", "mirrored", "multiworker")
+
+
+def check_settings(values, flag=lambda key: key):
+    """Raise :class:`ConfigError` for a value no run can use; ``flag`` names a
+    setting in the message (the command line gives ``--max-length``)."""
+    for key, (low, unit) in LOWER_BOUNDS.items():
+        value = values.get(key)
+        if value is not None and value < low:
+            raise ConfigError(f"{flag(key)} must be >= {low} ({unit}), got {value}")
+    rate = values.get("learning_rate")
+    if rate is not None and not rate > 0:
+        raise ConfigError(f"{flag('learning_rate')} must be > 0, got {rate}")
+    fraction = values.get("val_fraction")
+    if fraction is not None and not 0 < fraction < 1:
+        raise ConfigError(f"{flag('val_fraction')} must be between 0 and 1 (exclusive), "
+                          f"got {fraction}")
+
+
+@dataclasses.dataclass
+class TrainSettings:
+    """The recipe's settings (every preset starts from
+    :data:`kerasattn.models.registry.TRAIN_DEFAULTS`)."""
+
+    optimizer: str = TRAIN_DEFAULTS["optimizer"]
+    learning_rate: float = TRAIN_DEFAULTS["learning_rate"]
+    batch_size: int = TRAIN_DEFAULTS["batch_size"]
+    epochs: int = TRAIN_DEFAULTS["epochs"]
+    max_length: int | None = TRAIN_DEFAULTS["max_length"]
+    val_fraction: float = TRAIN_DEFAULTS["val_fraction"]
+    vocab_size: int = TRAIN_DEFAULTS["vocab_size"]
+    min_freq: int = TRAIN_DEFAULTS["min_freq"]
+    text_mode: str = TRAIN_DEFAULTS["text_mode"]
+    remove_punctuation: bool = TRAIN_DEFAULTS["remove_punctuation"]
+    remove_stopwords: bool = TRAIN_DEFAULTS["remove_stopwords"]
+    max_sentences: int | None = TRAIN_DEFAULTS["max_sentences"]
+    max_words: int | None = TRAIN_DEFAULTS["max_words"]
+
+
+_TRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(TrainSettings))
+assert set(_TRAIN_FIELDS) == set(TRAIN_DEFAULTS), "TrainSettings must follow TRAIN_DEFAULTS"
+
+
+@dataclasses.dataclass
+class RunConfig:
+    """Everything that decides a run (and, filled in by the run, its data and
+    environment). Build one with :meth:`create`."""
+
+    model: str
+    dataset: str
+    kind: str
+    hierarchical: bool
+    train: TrainSettings
+    model_config: dict
+    model_overrides: dict = dataclasses.field(default_factory=dict)
+    recipe: str = "paper"
+    seed: int = 0
+    mixed_precision: str = "auto"
+    jit_compile: bool = False
+    distribution: str = "none"
+    deterministic: bool = False
+    stream: bool = False
+    shuffle_buffer: int | None = None
+    early_stopping: int | None = None
+    embeddings: str | None = None
+    command: str = ""
+    # written by the run
+    dtype_policy: str | None = None
+    class_names: list | None = None
+    dataset_notes: list | None = None
+    dataset_sizes: dict | None = None
+    environment: dict | None = None
+
+    # what must be equal for a run directory to hold this same run
+    SAME_RUN_KEYS = ("model", "dataset", "seed", "train", "model_config", "mixed_precision",
+                     "jit_compile", "distribution", "deterministic", "stream",
+                     "shuffle_buffer", "early_stopping", "embeddings")
+
+    @classmethod
+    def create(cls, model, dataset, recipe="paper", model_options=None, seed=0,
+               mixed_precision="auto", jit_compile=False, distribution="none",
+               deterministic=False, stream=False, shuffle_buffer=100_000, early_stopping=None,
+               embeddings=None, command=None, flag=lambda key: key, **train):
+        """The configuration of ``model`` on ``dataset``: the preset's defaults, then the
+        named ``recipe``'s settings, then ``train`` (any :class:`TrainSettings` field;
+        None keeps the recipe's) and ``model_options``. Raises :class:`ConfigError`."""
+        from kerasattn import models, recipes
+
+        try:
+            preset = models.get_preset(model)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        unknown = sorted(set(train) - set(_TRAIN_FIELDS))
+        if unknown:
+            raise ConfigError(f"unknown training settings {unknown}; expected "
+                              f"{', '.join(_TRAIN_FIELDS)}")
+        try:
+            chosen = recipes.get_recipe(model, recipe)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        settings = {**preset.training_defaults(), **chosen.train,
+                    **{k: v for k, v in train.items() if v is not None}}
+        check_settings({**settings, "early_stopping": early_stopping,
+                        "shuffle_buffer": shuffle_buffer if stream else None}, flag)
+        if mixed_precision not in MIXED_PRECISION:
+            raise ConfigError(f"{flag('mixed_precision')} must be one of "
+                              f"{', '.join(MIXED_PRECISION)}, got {mixed_precision!r}")
+        if distribution not in DISTRIBUTIONS:
+            raise ConfigError(f"{flag('distribution')} must be one of "
+                              f"{', '.join(DISTRIBUTIONS)}, got {distribution!r}")
+        options = dict(model_options or {})
+        unknown = sorted(set(options) - set(preset.model_config))
+        if unknown:
+            raise ConfigError(f"{flag('model_option')} {', '.join(unknown)}: model {model} has "
+                              f"no such option; its options are "
+                              f"{', '.join(preset.model_config)}")
+        overrides = {**chosen.model_options, **options}
+        return cls(
+            model=model, dataset=dataset, kind=preset.kind, hierarchical=preset.hierarchical,
+            train=TrainSettings(**settings), model_config={**preset.model_config, **overrides},
+            model_overrides=overrides, recipe=recipe, seed=seed,
+            mixed_precision=mixed_precision, jit_compile=bool(jit_compile),
+            distribution=distribution, deterministic=bool(deterministic), stream=bool(stream),
+            shuffle_buffer=shuffle_buffer if stream else None, early_stopping=early_stopping,
+            embeddings=embeddings,
+            command=command if command is not None else f"RunConfig.create({model!r}, "
+                                                         f"{dataset!r})")
+
+    def to_json(self):
+        """The ``config.json`` dictionary (JSON types only)."""
+        from kerasattn.runs import as_json
+
+        return as_json(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, data):
+        """A configuration read back from ``config.json`` (unknown keys are ignored)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        data = {k: v for k, v in data.items() if k in names}
+        data["train"] = TrainSettings(**{k: v for k, v in data["train"].items()
+                                         if k in _TRAIN_FIELDS})
+        return cls(**data)
+
+    def same_run(self, stored):
+        """Whether ``stored`` (a ``config.json`` dictionary, or a run directory) is a
+        run of this same configuration."""
+        from kerasattn import runs
+
+        if isinstance(stored, (str, os.PathLike)):
+            path = os.path.join(stored, runs.CONFIG)
+            if not os.path.exists(path):
+                return False
+            try:
+                stored = runs.read_json(path)
+            except (OSError, ValueError):
+                return False
+        mine = self.to_json()
+        return all(stored.get(k) == mine[k] for k in self.SAME_RUN_KEYS)
+
+    def preprocessor_options(self):
+        """The run's ``TextPreprocessor`` arguments."""
+        from kerasattn import models, recipes
+
+        return recipes.preprocessor_options(models.get_preset(self.model),
+                                            **dataclasses.asdict(self.train))
+
+    def replace(self, **changes: Any):
+        return dataclasses.replace(self, **changes)

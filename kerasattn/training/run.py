@@ -1,0 +1,452 @@
+"""The one training path: a :class:`RunConfig` in, a finished run directory out.
+
+    from kerasattn.training import RunConfig, train
+    config = RunConfig.create("gru", "imdb", max_length=400, epochs=4)
+    run_dir, metrics = train(config, output_dir="runs")
+
+Loads the dataset (verified) before anything is written, claims the run
+directory (resumes an interrupted run of the same configuration, never
+overwrites a finished one), builds the vocabulary on the training split, trains
+with ``model.fit`` on bucketed tf.data batches (or, for ``distribution=
+"multiworker"``, :func:`kerasattn.distributed.fit`), keeps the best epoch by
+validation accuracy, and writes the run directory (see :mod:`kerasattn.runs`):
+config, vocabulary, best model, history, TensorBoard logs, plots and, last,
+``metrics.json``. Classical presets (``nb``, ``lr``) go through the same path.
+``python -m training.train`` / ``kerasattn train`` parse flags into a
+:class:`RunConfig` and call :func:`train`.
+"""
+
+import json
+import os
+import shutil
+import time
+
+from kerasattn.training.config import ConfigError
+
+
+def _print(msg):
+    print(msg, flush=True)
+
+
+def _train_classical(config, ds, run_dir, log):
+    from kerasattn import classical, models, runs
+    from kerasattn.metrics import classification_metrics
+
+    options = {**config.preprocessor_options(), "max_length": None}
+    model = models.get(config.model, num_classes=ds.num_classes,
+                       preprocessor_config=options, **config.model_overrides)
+    start = time.perf_counter()
+    model.fit(ds.train.texts, ds.train.labels)
+    seconds = time.perf_counter() - start
+    classical.save(model, os.path.join(run_dir, runs.CLASSICAL_MODEL))  # skops, not pickle
+    probs = {s: model.predict_proba(ds.split(s).texts) for s in ("val", "test")}
+    results = {s: classification_metrics(ds.split(s).labels, p, ds.class_names)
+               for s, p in probs.items()}
+    return results, seconds, len(ds.train), None, (ds.test.labels, probs["test"][:, -1])
+
+
+def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=False):
+    import keras
+    import tensorflow as tf
+
+    from kerasattn import models, recipes, resume, runs
+    from kerasattn.data.pipeline import make_dataset, make_stream_dataset
+    from kerasattn.data.preprocessing import TextPreprocessor
+    from kerasattn.metrics import classification_metrics
+
+    train = config.train
+    preset = models.get_preset(config.model)
+    streamed = config.stream
+    multiworker = config.distribution == "multiworker"
+    if multiworker:  # every worker, resuming or not: they must start at the same epoch
+        from kerasattn import distributed
+
+        resuming = distributed.agree_on_resume(strategy, run_dir) > 0
+    if resuming:
+        pre = TextPreprocessor.load(run_dir)
+        log(f"vocabulary of the interrupted run: {pre.vocabulary_size:,} ids")
+    else:
+        log("building the vocabulary on the training split ...")
+        texts = ds.split("train").map(lambda t, y: t) if streamed else ds.train.texts
+        try:
+            pre = TextPreprocessor(**config.preprocessor_options()).adapt(
+                texts, min_freq=train.min_freq, max_size=train.vocab_size,
+                progress=streamed and verbose != 0)
+        except ValueError as e:
+            raise ConfigError(f"{config.dataset}: {e}") from None
+        pre.save(run_dir)
+        log(f"vocabulary: {pre.vocabulary_size:,} ids (padding 0, OOV 1)")
+
+    seeds = resume.EpochSeeds()
+    bs = train.batch_size
+    pad_to_bucket = config.jit_compile
+    if streamed:
+        train_ds = make_stream_dataset(ds.split("train"), pre, bs, config.shuffle_buffer,
+                                       seed=config.seed, shuffle_epoch=seeds.epoch,
+                                       epochs=train.epochs,
+                                       pad_to_bucket_boundary=pad_to_bucket)
+        val_ds = make_stream_dataset(ds.split("val"), pre, bs,
+                                     pad_to_bucket_boundary=pad_to_bucket)
+    else:
+        train_ds = make_dataset(ds.train.texts, ds.train.labels, pre, bs, shuffle=True,
+                                seed=config.seed, pad_to_bucket_boundary=pad_to_bucket,
+                                count_batches=True, shuffle_epoch=seeds.epoch,
+                                epochs=train.epochs)
+        val_ds = make_dataset(ds.val.texts, ds.val.labels, pre, bs,
+                              pad_to_bucket_boundary=pad_to_bucket, count_batches=True)
+
+    if strategy is None:
+        strategy = (tf.distribute.MirroredStrategy() if config.distribution == "mirrored"
+                    else tf.distribute.get_strategy())
+    with strategy.scope():
+        try:
+            model = models.get(config.model, vocab_size=pre.vocabulary_size,
+                               num_classes=ds.num_classes, vocabulary=pre.vocabulary,
+                               **config.model_overrides)
+        except (ValueError, TypeError) as e:
+            raise ConfigError(f"model {config.model} with options "
+                              f"{json.dumps(runs.as_json(config.model_overrides))}: {e}") \
+                from None
+        if config.embeddings:
+            from kerasattn import embeddings
+
+            found = embeddings.load_into(model, config.embeddings, pre.vocabulary,
+                                         seed=config.seed)
+            log(f"embeddings from {config.embeddings}: {found:,} of "
+                f"{pre.vocabulary_size - 2:,} words found, the rest random")
+        loss, accuracy = recipes.loss_and_accuracy(model)
+        model.compile(optimizer=recipes.make_optimizer(preset, train.optimizer,
+                                                       train.learning_rate),
+                      loss=loss, metrics=[accuracy], jit_compile=config.jit_compile)
+        # built here, in the strategy's scope (BackupAndRestore would build it outside)
+        model.optimizer.build(model.trainable_variables)
+    if verbose != 0:
+        model.summary(print_fn=lambda s, **_: log(s))
+
+    history_path = os.path.join(run_dir, runs.HISTORY)
+    done = resume.backed_up_epochs(run_dir) if resuming else 0
+    fitted = resume.read_fit_done(run_dir) if resuming else None
+    past = resume.read_history(history_path) if fitted else \
+        resume.truncate_history(history_path, done) if resuming else []
+    best_so_far = max((r["val_accuracy"] for r in past), default=None)
+    best_path = os.path.join(run_dir, runs.KERAS_MODEL)
+    callbacks = [
+        seeds,
+        keras.callbacks.ModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
+                                        save_best_only=True,
+                                        initial_value_threshold=best_so_far),
+        keras.callbacks.CSVLogger(history_path, append=bool(past)),
+        keras.callbacks.TensorBoard(os.path.join(run_dir, "tensorboard"), profile_batch=0),
+    ]
+    if config.early_stopping:
+        callbacks.append(resume.ResumableEarlyStopping(
+            past, monitor="val_accuracy", mode="max", patience=config.early_stopping))
+    # last, so that an epoch's backup is written after its checkpoint and history row;
+    # kept after fit (deleted once metrics.json is written), so that a crash while
+    # predicting or writing does not send the run back to epoch 1
+    callbacks.append(keras.callbacks.BackupAndRestore(resume.backup_dir(run_dir),
+                                                      double_checkpoint=True,
+                                                      delete_checkpoint=False))
+    if streamed:
+        import warnings
+
+        # Keras learns the number of batches of a stream at the end of its first
+        # epoch and warns that the data "ran out"; nothing is interrupted.
+        warnings.filterwarnings("ignore", message="Your input ran out of data")
+    start = time.perf_counter()
+    if fitted:
+        log(f"training had finished before the interruption ({fitted['epochs_run']} "
+            "epochs); evaluating the best epoch")
+    elif multiworker:
+        from kerasattn import distributed
+
+        distributed.fit(model, strategy, train_ds, val_ds, train.epochs, callbacks,
+                        verbose, recipes.is_binary_head(model))
+    else:
+        model.fit(train_ds, validation_data=val_ds, epochs=train.epochs,
+                  callbacks=callbacks, verbose=verbose, shuffle=False)
+    seconds = time.perf_counter() - start
+    # the whole history, the epochs before an interruption included
+    val_acc = [r["val_accuracy"] for r in resume.read_history(history_path)]
+    epochs_run = len(val_acc)
+    if fitted:  # the run's own figures, not this evaluation's
+        seconds, done = fitted["train_seconds"], fitted["resumed_after_epoch"]
+    else:
+        resume.write_fit_done(run_dir, epochs_run=epochs_run, train_seconds=seconds,
+                              resumed_after_epoch=done)
+    best_epoch = int(max(range(epochs_run), key=lambda i: val_acc[i])) + 1
+    log(f"best epoch {best_epoch} (val accuracy {max(val_acc):.4f}); restoring it")
+    model = keras.saving.load_model(best_path)
+
+    results, roc = {}, None
+    for s in ("val", "test"):
+        part = ds.split(s)
+        if streamed:
+            log(f"predicting the {s} split (streamed) ...")
+            probs, y = runs.predict_batches(model, make_stream_dataset(part, pre, bs),
+                                            verbose=0 if verbose == 0 else 1)
+        else:
+            log(f"predicting the {s} split ({len(part):,} texts) ...")
+            probs, y = runs.predict_keras(model, part.texts, part.labels, pre, bs,
+                                          verbose=0 if verbose == 0 else 1)
+        results[s] = classification_metrics(y, probs, ds.class_names)
+        if s == "test":
+            roc = (y, probs[:, -1])
+    info = {"best_epoch": best_epoch, "epochs_run": epochs_run,
+            "parameters": int(model.count_params())}
+    if done:
+        info["resumed_after_epoch"] = done
+    train_rows = pre.adapted_texts if streamed and not resuming else None
+    if train_rows is not None:
+        info["train_rows"] = train_rows
+    n_train = train_rows if streamed else len(ds.train)
+    return results, seconds, (n_train or 0) * (epochs_run - done), info, roc
+
+
+# -- the run directory ------------------------------------------------------------
+def check_run_name(name):
+    """Raise :class:`ConfigError` for a run name that is not one directory name."""
+    if name is not None and (not name or name in (".", "..") or "/" in name
+                             or os.sep in name or (os.altsep and os.altsep in name)):
+        raise ConfigError(f"--run-name {name!r}: a run name is one directory name inside "
+                          "--output-dir (no '/', '.' or '..')")
+
+
+def unfinished_runs(output_dir, config):
+    """Unfinished run directories under ``output_dir`` of this same configuration (with a
+    backup to resume, or killed before their first epoch's backup), oldest first."""
+    from kerasattn import runs
+
+    if not os.path.isdir(output_dir):
+        return []
+    found = []
+    for name in os.listdir(output_dir):
+        d = os.path.join(output_dir, name)
+        if os.path.isdir(d) and not os.path.exists(os.path.join(d, runs.METRICS)) \
+                and config.same_run(d):
+            found.append(d)
+    return sorted(found, key=os.path.getmtime)
+
+
+def run_directory(config, output_dir="runs", run_name=None, restart=False):
+    """The run directory: ``run_name``, else the newest unfinished run of the same
+    configuration (to resume it), else a new timestamped one. Workers other than the
+    chief of a multi-worker run write into ``worker-N`` inside it."""
+    check_run_name(run_name)
+    if run_name:
+        run_dir = os.path.join(output_dir, run_name)
+    else:
+        unfinished = [] if restart else unfinished_runs(output_dir, config)
+        run_dir = unfinished[-1] if unfinished else os.path.join(
+            output_dir, f"{config.model}-{config.dataset.replace(':', '_').replace('/', '_')}-"
+                        f"{time.strftime('%Y%m%d-%H%M%S')}")
+    if config.distribution == "multiworker":
+        from kerasattn import distributed
+
+        task_type, task_id, _ = distributed.cluster()
+        if not distributed.is_chief(task_type, task_id):
+            run_dir = os.path.join(run_dir, f"{task_type}-{task_id}")
+    return os.path.abspath(run_dir)
+
+
+def _is_worker_dir(name):
+    return name.startswith(("worker-", "chief-"))
+
+
+def _clear_run_dir(run_dir):
+    """Delete an unfinished run's files (not the directories of other workers)."""
+    for name in os.listdir(run_dir):
+        path = os.path.join(run_dir, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            if not _is_worker_dir(name):
+                shutil.rmtree(path)
+        else:
+            os.remove(path)
+
+
+def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
+    """Check what ``run_dir`` holds and make it ready. Returns ``(state, created)``:
+    state is "new", "resume" (a backup of this same configuration) or "finished" (a
+    finished run of this same configuration: nothing to train). Raises ConfigError,
+    before anything is changed, for a finished run of another configuration (unless
+    ``overwrite``), an unfinished run of another configuration (unless ``restart``), or a
+    directory that is not a run directory."""
+    from kerasattn import resume, runs
+
+    if not os.path.exists(run_dir):
+        try:
+            os.makedirs(run_dir)
+        except OSError as e:
+            raise ConfigError(f"cannot create the run directory {run_dir}: "
+                              f"{e.strerror or e}") from None
+        return "new", True
+    if not os.path.isdir(run_dir):
+        raise ConfigError(f"{run_dir} is a file, not a run directory")
+    if not os.access(run_dir, os.W_OK | os.X_OK):
+        raise ConfigError(f"the run directory {run_dir} is not writable")
+    has_config = os.path.exists(os.path.join(run_dir, runs.CONFIG))
+    other_files = [n for n in os.listdir(run_dir) if not _is_worker_dir(n)]
+    if other_files and not has_config:
+        raise ConfigError(f"{run_dir} is not empty and is not a kerasattn run directory "
+                          "(no config.json); choose another --run-name or --output-dir")
+    same = has_config and config.same_run(run_dir)
+    if os.path.exists(os.path.join(run_dir, runs.METRICS)):
+        if overwrite:
+            _clear_run_dir(run_dir)
+            log(f"--overwrite: deleted the finished run in {run_dir}")
+            return "new", False
+        if same:
+            return "finished", False
+        raise ConfigError(
+            f"{run_dir} holds a finished run of a different command (see its config.json); "
+            "choose another --run-name, or pass --overwrite to replace it")
+    if not other_files:
+        return "new", False
+    if restart:
+        _clear_run_dir(run_dir)
+        log(f"--restart: deleted the unfinished run in {run_dir}; starting from epoch 1")
+        return "new", False
+    if not same:
+        raise ConfigError(
+            f"{run_dir} holds an interrupted run of a different command (see its "
+            "config.json); resume it with that command, pass --restart to discard it, or "
+            "choose another --run-name")
+    epochs = resume.backed_up_epochs(run_dir)
+    if not epochs:  # killed before its first epoch ended: nothing to keep
+        _clear_run_dir(run_dir)
+        log(f"the interrupted run in {run_dir} had not finished an epoch; starting it again")
+        return "new", False
+    log(f"resuming the interrupted run in {run_dir} after epoch {epochs} "
+        "(--restart to start again)")
+    return "resume", False
+
+
+def _finished(run_dir, log):
+    """The metrics of a finished run of this same configuration (nothing is trained)."""
+    from kerasattn import resume, runs
+
+    resume.delete_backup(run_dir)  # killed after metrics.json was written
+    log(f"{run_dir} already holds this finished run; nothing to do (--overwrite to "
+        "train it again)")
+    return run_dir, runs.read_json(os.path.join(run_dir, runs.METRICS))
+
+
+def load_data(config, data_dir=None, download=True):
+    """The run's dataset (streamed if configured), split as the run splits it; bad
+    data raises a ``DatasetError``, other bad values :class:`ConfigError`."""
+    from kerasattn.data import datasets
+
+    try:
+        if config.stream:
+            from kerasattn.data import streaming
+
+            return streaming.load(config.dataset, data_dir=data_dir,
+                                  val_fraction=config.train.val_fraction, seed=config.seed,
+                                  download=download)
+        return datasets.load(config.dataset, data_dir=data_dir,
+                             val_fraction=config.train.val_fraction, seed=config.seed,
+                             download=download)
+    except datasets.DatasetError:
+        raise
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+
+
+def train(config, output_dir="runs", run_name=None, data_dir=None, download=True,
+          restart=False, overwrite=False, verbose="auto", strategy=None, log=_print):
+    """Train ``config`` into a run directory; returns ``(run_dir, metrics)``.
+
+    Args:
+        config: a :class:`RunConfig`.
+        output_dir: the parent of run directories.
+        run_name: the run directory's name (default: resume the newest unfinished run
+            of the same configuration, else ``MODEL-DATASET-TIMESTAMP``).
+        data_dir: where to look for the dataset first.
+        download: download a built-in dataset that is not found locally.
+        restart: discard an unfinished run in the directory instead of resuming it.
+        overwrite: replace a finished run of another configuration.
+        verbose: Keras verbosity ("auto", 0, 1, 2).
+        strategy: a ``tf.distribute`` strategy made beforehand (multi-worker: it must
+            be made before any other TensorFlow op; see :mod:`kerasattn.distributed`).
+        log: where progress lines go.
+
+    Raises:
+        ConfigError, DatasetError: before anything is written.
+    """
+    import keras
+
+    from kerasattn import recipes, resume, runs
+    from kerasattn.data import datasets
+    from kerasattn.metrics import format_metrics
+
+    check_run_name(run_name)
+    if config.distribution == "multiworker":
+        if config.kind == "classical":
+            raise ConfigError(f"--distribution multiworker: {config.model!r} is a "
+                              "scikit-learn model")
+        if not run_name:
+            raise ConfigError("--distribution multiworker needs --run-name (the same on "
+                              "every worker)")
+        if strategy is None:
+            from kerasattn import distributed
+
+            try:
+                strategy = distributed.make_strategy()  # before any other TensorFlow op
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
+    if config.kind == "classical" and (config.stream or config.embeddings):
+        raise ConfigError(f"{'--stream' if config.stream else '--embeddings'}: "
+                          f"{config.model!r} is a scikit-learn model")
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise ConfigError(f"--output-dir {output_dir!r} is a file, not a directory")
+    if config.deterministic:
+        import tensorflow as tf
+
+        tf.config.experimental.enable_op_determinism()
+    keras.utils.set_random_seed(config.seed)
+    config = config.replace(dtype_policy=recipes.set_precision(config.mixed_precision))
+
+    # the data before the run directory: a dataset that cannot be read writes nothing
+    ds = load_data(config, data_dir, download)
+    sizes = None if config.stream else {s: len(ds.split(s)) for s in datasets.SPLITS}
+
+    run_dir = run_directory(config, output_dir, run_name, restart)
+    state, created = claim_run_dir(config, run_dir, restart, overwrite, log)
+    if state == "finished":
+        return _finished(run_dir, log)
+    log(ds.summary())
+    for note in ds.notes:
+        log(f"  note: {note}")
+    config = config.replace(class_names=ds.class_names, dataset_notes=ds.notes,
+                            dataset_sizes=sizes, environment=runs.environment())
+    runs.write_json(os.path.join(run_dir, runs.CONFIG), config.to_json())
+    log(f"run directory: {run_dir}")
+
+    try:
+        if config.kind == "classical":
+            results, seconds, examples, info, roc = _train_classical(config, ds, run_dir, log)
+        else:
+            results, seconds, examples, info, roc = _train_keras(
+                config, ds, run_dir, log, verbose, strategy=strategy,
+                resuming=state == "resume")
+    except ConfigError:
+        if created and not resume.backed_up_epochs(run_dir):
+            shutil.rmtree(run_dir)  # nothing was trained: leave nothing behind
+        raise
+
+    metrics = {
+        "model": config.model, "dataset": config.dataset, "dataset_notes": ds.notes,
+        "val": results["val"], "test": results["test"],
+        "train_seconds": round(seconds, 3),
+        "train_examples_per_second": round(examples / max(seconds, 1e-9), 2),
+        **(info or {}),
+    }
+    runs.write_plots(run_dir, f"{config.model} on {config.dataset}", ds.class_names,
+                     results["test"], roc)
+    # metrics.json last: it marks the run finished; the backup goes only after it
+    runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)
+    resume.delete_backup(run_dir)
+    for s in ("val", "test"):
+        log(f"{s:>4}: {format_metrics(results[s])}")
+    log(f"trained in {seconds:.1f}s; run directory: {run_dir}")
+    return run_dir, metrics

@@ -1,0 +1,209 @@
+"""pyproject.toml and the ``kerasattn`` console command (issue 18 item 1)."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import types
+
+import pytest
+
+import kerasattn
+import kerasattn.cli as cli
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+COMMANDS = ["train", "evaluate", "export", "predict", "explain", "reproduce", "portable",
+            "serving-client"]
+
+
+@pytest.fixture
+def imports(monkeypatch):
+    """Record (and refuse) every import the dispatcher makes."""
+    seen = []
+
+    def fake_import(name, *args, **kwargs):
+        seen.append(name)
+        raise AssertionError(f"unexpected import of {name}")
+
+    monkeypatch.setattr(cli.importlib, "import_module", fake_import)
+    return seen
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_lists_every_command_and_imports_none(flag, imports, capsys):
+    assert cli.main([flag]) == 0
+    out = capsys.readouterr().out
+    listed = [line.split()[0] for line in out.split("commands:")[1].strip().splitlines()[:8]]
+    assert listed == COMMANDS
+    assert imports == []
+
+
+def test_no_arguments_is_a_usage_error(imports, capsys):
+    assert cli.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: kerasattn <command>") and "serving-client" in err
+    assert imports == []
+
+
+def test_an_unknown_command_is_one_error_line(imports, capsys):
+    assert cli.main(["trian", "--epochs", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[-1] == ("error: unknown command 'trian'; choose one of "
+                                    + ", ".join(COMMANDS))
+    assert imports == []
+
+
+def test_version(imports, capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"kerasattn {kerasattn.__version__}"
+    assert imports == []
+
+
+@pytest.mark.parametrize("command,module", [("train", "train"),
+                                            ("serving-client", "serving_client")])
+def test_a_command_runs_its_module_main_with_the_rest_of_argv(command, module, monkeypatch):
+    calls = []
+    fake = types.ModuleType(f"kerasattn.cli.{module}")
+    fake.main = lambda argv: calls.append(argv) or 7
+    monkeypatch.setitem(sys.modules, f"kerasattn.cli.{module}", fake)
+    assert cli.main([command, "--model", "gru", "--help"]) == 7
+    assert calls == [["--model", "gru", "--help"]]
+
+
+def test_every_command_names_a_module_under_kerasattn_cli():
+    assert list(cli.COMMANDS) == COMMANDS
+    assert {c: m for c, (m, _) in cli.COMMANDS.items()} == {
+        c: c.replace("-", "_") for c in COMMANDS}
+
+
+def _copy_sources(dest):
+    """What a clean checkout builds from: pyproject.toml, README.md and the package.
+
+    pip builds a local directory in place (build/ and kerasattn.egg-info beside
+    pyproject.toml), so the test builds a copy: the checkout stays untouched,
+    and concurrent test runs do not share a build directory."""
+    dest.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
+    shutil.copytree(ROOT / "kerasattn", dest / "kerasattn",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
+
+
+class _Venv:
+    """A venv over the system site-packages with kerasattn pip-installed from a copy of
+    the sources, offline (no dependencies fetched, no build isolation)."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",
+                                                                      "PYTHONHOME")}
+        self.env.update(TF_CPP_MIN_LOG_LEVEL="3", PIP_NO_INDEX="1",
+                        PIP_DISABLE_PIP_VERSION_CHECK="1")
+        self.before = {p for p in ("build", "kerasattn.egg-info") if (ROOT / p).exists()}
+        src = _copy_sources(tmp / "src")
+        self.venv = tmp / "venv"
+        self.run(sys.executable, "-m", "venv", "--system-site-packages", self.venv)
+        self.python = self.venv / "bin" / "python"
+        self.run(self.python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", src)
+
+    def run(self, *cmd, timeout=300, **kw):
+        """Run from a directory outside the checkout; fail on a non-zero exit."""
+        result = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                                env=self.env, cwd=self.tmp, timeout=timeout, **kw)
+        assert result.returncode == 0, (cmd, result.stdout[-2000:], result.stderr[-3000:])
+        return result
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    return _Venv(tmp_path_factory.mktemp("pip"))
+
+
+def test_pip_installs_the_package_and_its_console_command(installed):
+    run, python, venv = installed.run, installed.python, installed.venv
+    site = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    where = run(python, "-c", "import kerasattn, sys; print(kerasattn.__file__); "
+                              "print(kerasattn.__version__)").stdout.split()
+    assert pathlib.Path(where[-2]).resolve().is_relative_to(
+        pathlib.Path(site.stdout.strip()).resolve()), where
+    assert where[-1] == kerasattn.__version__
+
+    out = run(venv / "bin" / "kerasattn", "--help").stdout
+    for command in COMMANDS:
+        assert f"  {command} " in out
+    assert run(venv / "bin" / "kerasattn", "--version").stdout.strip() == \
+        f"kerasattn {kerasattn.__version__}"
+    assert "usage: kerasattn train" in run(venv / "bin" / "kerasattn", "train", "--help").stdout
+
+    # the package and its subpackages only, with their metadata and entry point
+    meta = run(python, "-c", "import importlib.metadata as m; d = m.distribution('kerasattn'); "
+                             "print(sorted({f.parts[0] for f in d.files})); "
+                             "print(d.requires); print(d.entry_points)").stdout
+    assert "'kerasattn'" in meta and "'tests'" not in meta and "'training'" not in meta
+    assert "tensorflow<2.22,>=2.21" in meta and "extra == \"serving\"" in meta
+    assert "kerasattn.cli:main" in meta
+
+    after = {p for p in ("build", "kerasattn.egg-info") if (ROOT / p).exists()}
+    assert after == installed.before, "the build wrote into the checkout"
+
+
+def readme_quickstart():
+    """The README's Python quickstart: the first ```python block after its heading."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Python quickstart"):]
+    start = section.index("```python\n") + len("```python\n")
+    return section[start:section.index("```", start)]
+
+
+def test_the_readme_quickstart_is_short():
+    code = readme_quickstart()
+    assert len(code.strip().splitlines()) <= 15
+    for call in ("from_preset(", ".fit(", ".predict(", ".explain(", ".save(", ".export("):
+        assert call in code
+
+
+def test_the_readme_quickstart_runs_outside_the_checkout(installed, shared_data):
+    """From another directory, with the installed package: cnn on SST-2 >= 0.78."""
+    check = ("\nimport keras, numpy as np\n"
+             "again = keras.saving.load_model('cnn-sst2.keras')\n"
+             "assert np.allclose(again.predict(['a dull film'], verbose=0),"
+             " clf.predict(['a dull film'], verbose=0), atol=1e-6)\n"
+             "assert kerasattn.__file__.startswith(%r)\n"
+             "print('ACCURACY', accuracy)\n" % str(installed.venv))
+    env_data = {**installed.env, "KERASATTN_DATA_DIR": os.path.abspath(shared_data)}
+    result = subprocess.run([str(installed.python), "-c", readme_quickstart() + check],
+                            capture_output=True, text=True, env=env_data, cwd=installed.tmp,
+                            timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    accuracy = float(result.stdout.split("ACCURACY")[-1])
+    assert accuracy >= 0.78
+    assert (installed.tmp / "saved_models" / "cnn-sst2" / "1" / "saved_model.pb").exists()
+
+
+def test_the_console_command_and_python_m_training_write_equal_run_directories(tmp_path):
+    rows = "".join(f"{'good fine' if i % 2 else 'bad poor'} {i},{i % 2}\n" for i in range(60))
+    (tmp_path / "d.csv").write_text("text,label\n" + rows)
+    args = ["train", "--model", "mlp", "--dataset", f"csv:{tmp_path / 'd.csv'}", "--epochs",
+            "2", "--deterministic", "--verbose", "0", "--output-dir", str(tmp_path / "runs")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    for name, cmd in (("a", [sys.executable, "-m", "kerasattn.cli", *args]),
+                      ("b", [sys.executable, "-m", "training.train", *args[1:]])):
+        result = subprocess.run(cmd + ["--run-name", name], capture_output=True, text=True,
+                                env=env, cwd=ROOT, timeout=600)
+        assert result.returncode == 0, result.stderr[-2000:]
+    a, b = tmp_path / "runs" / "a", tmp_path / "runs" / "b"
+    assert sorted(os.listdir(a)) == sorted(os.listdir(b))
+    for name in ("history.csv", "vocab.txt", "preprocessor.json"):
+        assert (a / name).read_text() == (b / name).read_text(), name
+    import json
+
+    ca, cb = (json.loads((d / "config.json").read_text()) for d in (a, b))
+    assert ca.pop("command").replace("--run-name a", "--run-name b") == cb.pop("command")
+    assert ca == cb
+    ma, mb = (json.loads((d / "metrics.json").read_text()) for d in (a, b))
+    for timing in ("train_seconds", "train_examples_per_second"):
+        ma.pop(timing), mb.pop(timing)
+    assert ma == mb
