@@ -95,16 +95,60 @@ SUITES = {
 RESULTS_DIR = os.path.join(os.path.dirname(__file__), "results")
 
 
+def _seed_runs(name, cli, seeds):
+    """(run name, arguments) of each seed: seed 0 is the configuration's own run (its
+    arguments as listed), seed s > 0 adds ``--seed s`` and runs as NAME-seedS."""
+    return [(name, list(cli)) if s == 0 else (f"{name}-seed{s}", [*cli, "--seed", str(s)])
+            for s in range(seeds)]
+
+
+def _seeds_of(record):
+    """A record's per-seed records (older records hold one run, seed 0)."""
+    return record["seeds"] if "seeds" in record else [record]
+
+
+def _mean_std(values):
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    return float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else 0.0
+
+
+def _spread(values, digits=4):
+    mean, std = _mean_std(values)
+    return f"{mean:.{digits}f} ± {std:.{digits}f}" if len(values) > 1 else f"{mean:.{digits}f}"
+
+
 def _row(runs_, name, record):
     cli, threshold = runs_[name]
-    t = record["test"]
-    passes = "-" if threshold is None else "yes" if t["accuracy"] >= threshold else "**no**"
-    return (f"| `{' '.join(['python', '-m', 'training.train', *cli])}` | {t['accuracy']:.4f} "
+    seeds = _seeds_of(record)
+    accuracy = [r["test"]["accuracy"] for r in seeds]
+    mean = _mean_std(accuracy)[0]
+    passes = "-" if threshold is None else "yes" if mean >= threshold else "**no**"
+    learned = all(r.get("learned", True) for r in seeds)
+    auc = [r["test"]["roc_auc"] for r in seeds if r["test"].get("roc_auc") is not None]
+    return (f"| `{' '.join(['python', '-m', 'training.train', *cli])}` "
+            f"| {_spread(accuracy)}{'' if learned else ' **did not learn**'} | {len(seeds)} "
             f"| {'-' if threshold is None else f'{threshold:.3f}'} | {passes} "
-            f"| {t['f1_macro']:.4f} | "
-            f"{'-' if t.get('roc_auc') is None else format(t['roc_auc'], '.4f')} "
-            f"| {record.get('best_epoch') or '-'} | {record['train_seconds']:.0f} "
-            f"| {record['train_examples_per_second']:.0f} | {record['measured']} |")
+            f"| {_spread([r['test']['f1_macro'] for r in seeds])} | "
+            f"{_spread(auc) if auc else '-'} "
+            f"| {'/'.join(str(r.get('best_epoch') or '-') for r in seeds)} "
+            f"| {_mean_std([r['train_seconds'] for r in seeds])[0]:.0f} "
+            f"| {_mean_std([r['train_examples_per_second'] for r in seeds])[0]:.0f} "
+            f"| {max(r['measured'] for r in seeds)} |")
+
+
+def _record(m, env):
+    learning = m.get("learning") or {}
+    return {
+        "test": {k: v for k, v in m["test"].items() if isinstance(v, float)},
+        "best_epoch": m.get("best_epoch"), "train_seconds": m["train_seconds"],
+        "train_examples_per_second": m["train_examples_per_second"],
+        "learned": learning.get("learned", True),
+        "measured": str(datetime.date.today()), "machine": env["machine"],
+        "versions": f"TensorFlow {env['tensorflow']}, Keras {env['keras']}, "
+                    f"scikit-learn {env['scikit_learn']}",
+    }
 
 
 def main(argv=None):
@@ -114,12 +158,17 @@ def main(argv=None):
     p.add_argument("--only", nargs="*", default=None,
                    help="configurations to (re-)measure (default: all); with none, rewrite "
                         "the table from the records")
+    p.add_argument("--seeds", type=int, default=1,
+                   help="train each configuration with seeds 0..N-1 (each seed's run kept, "
+                        "NAME-seedS); the table gives mean ± standard deviation")
     p.add_argument("--output-dir", default=os.path.join("runs", "benchmarks"))
     p.add_argument("--results", help="the Markdown file (default benchmarks/results/SUITE.md)")
     p.add_argument("--reuse", action="store_true",
                    help="record OUTPUT_DIR/NAME when it already holds a finished run of exactly "
-                        "this configuration's command, instead of training again")
+                        "this configuration, instead of training again")
     args = p.parse_args(argv)
+    if args.seeds < 1:
+        p.error("--seeds must be >= 1")
     RUNS, title = SUITES[args.suite]
     args.results = args.results or os.path.join(RESULTS_DIR, f"{args.suite}.md")
     if args.only is None:
@@ -133,44 +182,41 @@ def main(argv=None):
     env = runs.environment()
     for name in args.only:
         cli, _ = RUNS[name]
-        cmd = [sys.executable, "-m", "kerasattn.cli.train", *cli, "--output-dir", args.output_dir,
-               "--run-name", name, "--verbose", "2"]
-        run_dir = os.path.join(args.output_dir, name)
-        if args.reuse and runs.finished_run_of(run_dir, config_of(cli)):
-            print(f"reusing {run_dir}", flush=True)
-        else:
-            print("$", " ".join(cmd[1:]), flush=True)
-            subprocess.run(cmd, check=True)
-        m = runs.read_json(os.path.join(args.output_dir, name, runs.METRICS))
-        records[name] = {
-            "test": {k: v for k, v in m["test"].items() if isinstance(v, float)},
-            "best_epoch": m.get("best_epoch"), "train_seconds": m["train_seconds"],
-            "train_examples_per_second": m["train_examples_per_second"],
-            "measured": str(datetime.date.today()), "machine": env["machine"],
-            "versions": f"TensorFlow {env['tensorflow']}, Keras {env['keras']}, "
-                        f"scikit-learn {env['scikit_learn']}",
-        }
+        seeds = []
+        for run_name, seed_cli in _seed_runs(name, cli, args.seeds):
+            cmd = [sys.executable, "-m", "kerasattn.cli.train", *seed_cli, "--output-dir",
+                   args.output_dir, "--run-name", run_name, "--verbose", "2"]
+            run_dir = os.path.join(args.output_dir, run_name)
+            if args.reuse and runs.finished_run_of(run_dir, config_of(seed_cli)):
+                print(f"reusing {run_dir}", flush=True)
+            else:
+                print("$", " ".join(cmd[1:]), flush=True)
+                subprocess.run(cmd, check=True)
+            seeds.append(_record(runs.read_json(os.path.join(run_dir, runs.METRICS)), env))
+        records[name] = {"seeds": seeds}
         os.makedirs(os.path.dirname(args.results), exist_ok=True)
         runs.write_json(records_path, records)
-    machines = sorted({f"{r['machine']} ({r['versions']})" for r in records.values()})
+    machines = sorted({f"{r['machine']} ({r['versions']})" for rec in records.values()
+                       for r in _seeds_of(rec)})
     text = [
         f"# {title}",
         "",
         f"Written by `python -m benchmarks.accuracy --suite {args.suite}` (one row per "
-        "configuration; "
-        "`--only NAME` re-measures a row). Measured on " + "; ".join(machines) +
-        ", float32, data from `KERASATTN_DATA_DIR`.",
+        "configuration; `--only NAME` re-measures a row; `--seeds N` trains seeds 0..N-1 "
+        "and gives mean ± standard deviation, n = the seeds). Measured on "
+        + "; ".join(machines) + ", float32, data from `KERASATTN_DATA_DIR`.",
         "Official test splits (BBC News has none: a stratified 20%, seed 0); validation is a "
-        "stratified share of train (seed 0: 10% for the baselines, HCAN and HAN, 20% for "
-        "SANet as in its §4) for IMDB and BBC, and "
+        "stratified share of train (10% for the baselines, HCAN and HAN, 20% for "
+        "SANet as in its §4, seeded by the run's seed) for IMDB and BBC, and "
         "the official dev split for SST-2. Keras models keep the best epoch on validation "
-        "accuracy. Train time covers `model.fit` (all epochs, with validation) or the "
-        "scikit-learn fit; other processes shared the 2 cores during some runs, so times "
-        "are indicative.",
+        "accuracy; a run whose validation accuracy stays within 0.02 of the majority-class "
+        "rate is flagged **did not learn**. Train time covers `model.fit` (all epochs, with "
+        "validation) or the scikit-learn fit; other processes shared the 2 cores during some "
+        "runs, so times are indicative.",
         "",
-        "| command | test accuracy | threshold | passes | macro F1 | ROC-AUC | best epoch "
-        "| train s | train examples/s | measured |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| command | test accuracy | n | threshold | passes (mean) | macro F1 | ROC-AUC "
+        "| best epoch | train s | train examples/s | measured |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
         *[_row(RUNS, n, records[n]) for n in RUNS if n in records],
         "",
     ]

@@ -32,15 +32,15 @@ MODELS = ("hcan-2sa-target", "han")
 def make_batches(dataset, n_batches, seed=0):
     """(ids, labels, vocabulary size, number of classes) of the first ``n_batches`` shuffled
     training batches, with the presets' own preprocessing."""
-    from kerasattn import models
+    from kerasattn import models, recipes
     from kerasattn.data import datasets
     from kerasattn.data.pipeline import make_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
 
-    train = models.get_preset("hcan-2sa-target").training_defaults()
+    preset = models.get_preset("hcan-2sa-target")
+    train = preset.training_defaults()
     ds = datasets.load(dataset)
-    pre = TextPreprocessor(mode=train["text_mode"], hierarchical=True,
-                           max_sentences=train["max_sentences"], max_words=train["max_words"])
+    pre = TextPreprocessor(**recipes.preprocessor_options(preset))
     pre.adapt(ds.train.texts, min_freq=train["min_freq"], max_size=train["vocab_size"])
     batches = make_dataset(ds.train.texts, ds.train.labels, pre, train["batch_size"],
                            shuffle=True, seed=seed).take(n_batches)
@@ -54,12 +54,12 @@ def time_training(name, xs, ys, vocab_size, num_classes, repeats, overrides, log
     import keras
     import numpy as np
 
-    from kerasattn import models
+    from kerasattn import models, recipes
 
     keras.utils.set_random_seed(0)
     model = models.get(name, vocab_size=vocab_size, num_classes=num_classes, **overrides)
-    model.compile(optimizer=models.get_preset(name).make_optimizer(1e-3),
-                  loss="sparse_categorical_crossentropy")
+    model.compile(optimizer=recipes.make_optimizer(models.get_preset(name), learning_rate=1e-3),
+                  loss=recipes.loss_and_accuracy(model)[0])
     for x, y in zip(xs, ys):  # warm-up: one trace per distinct batch shape
         model.train_on_batch(x, y)
     passes = []

@@ -35,15 +35,12 @@ BATCH = 256
 
 
 def _preprocessor(preset, texts):
+    from kerasattn import recipes
     from kerasattn.data.preprocessing import TextPreprocessor
 
     t = preset.training_defaults()
-    pre = TextPreprocessor(mode=t["text_mode"], remove_punctuation=t["remove_punctuation"],
-                           remove_stopwords=t["remove_stopwords"],
-                           max_length=None if preset.hierarchical else t["max_length"],
-                           hierarchical=preset.hierarchical, max_sentences=t["max_sentences"],
-                           max_words=t["max_words"])
-    return pre.adapt(texts, min_freq=t["min_freq"], max_size=t["vocab_size"])
+    return TextPreprocessor(**recipes.preprocessor_options(preset)).adapt(
+        texts, min_freq=t["min_freq"], max_size=t["vocab_size"])
 
 
 def measure(name, train_texts, test_texts, requests, batches, workdir, overrides=None):

@@ -55,3 +55,31 @@ def format_metrics(m):
     if "roc_auc" in m:
         s += f"  roc_auc {m['roc_auc']:.4f}"
     return s
+
+
+# a run whose best validation accuracy is no more than this above always predicting
+# the most frequent class did not learn
+LEARNING_MARGIN = 0.02
+
+
+def learning_check(val_metrics, class_names=None, margin=LEARNING_MARGIN):
+    """Whether a run learned: its (best epoch's) validation accuracy against the
+    majority-class rate of the validation split (from the confusion matrix).
+
+    Returns ``{"learned", "val_accuracy", "majority_rate", "majority_class",
+    "margin", "warning"}``; ``warning`` is None when it learned.
+    """
+    cm = np.asarray(val_metrics["confusion_matrix"], dtype=np.int64)
+    support = cm.sum(axis=1)
+    total = int(support.sum())
+    majority = int(np.argmax(support)) if total else 0
+    rate = float(support[majority] / total) if total else 0.0
+    accuracy = float(val_metrics["accuracy"])
+    learned = accuracy > rate + margin
+    name = class_names[majority] if class_names is not None else str(majority)
+    warning = None if learned else (
+        f"this run did not learn: validation accuracy {accuracy:.4f} is within {margin:.2f} "
+        f"of the majority-class rate {rate:.4f} (always predicting {name!r}); try another "
+        "recipe (--recipe), learning rate or more epochs")
+    return {"learned": bool(learned), "val_accuracy": accuracy, "majority_rate": rate,
+            "majority_class": name, "margin": margin, "warning": warning}

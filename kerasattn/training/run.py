@@ -377,7 +377,7 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
 
     from kerasattn import recipes, resume, runs
     from kerasattn.data import datasets
-    from kerasattn.metrics import format_metrics
+    from kerasattn.metrics import format_metrics, learning_check
 
     check_run_name(run_name)
     if config.distribution == "multiworker":
@@ -434,12 +434,14 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
             shutil.rmtree(run_dir)  # nothing was trained: leave nothing behind
         raise
 
+    check = learning_check(results["val"], ds.class_names)
     metrics = {
         "model": config.model, "dataset": config.dataset, "dataset_notes": ds.notes,
         "val": results["val"], "test": results["test"],
         "train_seconds": round(seconds, 3),
         "train_examples_per_second": round(examples / max(seconds, 1e-9), 2),
         **(info or {}),
+        "learning": check,
     }
     runs.write_plots(run_dir, f"{config.model} on {config.dataset}", ds.class_names,
                      results["test"], roc)
@@ -449,4 +451,7 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
     for s in ("val", "test"):
         log(f"{s:>4}: {format_metrics(results[s])}")
     log(f"trained in {seconds:.1f}s; run directory: {run_dir}")
+    if not check["learned"]:
+        banner = "!" * 78
+        log(f"{banner}\nWARNING: {check['warning']}\n{banner}")
     return run_dir, metrics

@@ -1,0 +1,90 @@
+"""A run that did not learn says so; benchmark tables give spreads over seeds."""
+
+import json
+import os
+
+import pytest
+
+from benchmarks import accuracy
+from kerasattn.cli import train
+from kerasattn.metrics import learning_check
+from tests.conftest import write
+
+
+def test_learning_check_against_the_majority_rate():
+    # 60 of 100 validation texts are class 1; predicting it always gives 0.60
+    always = {"accuracy": 0.60, "confusion_matrix": [[0, 40], [0, 60]]}
+    check = learning_check(always, ["neg", "pos"])
+    assert not check["learned"] and check["majority_rate"] == 0.60
+    assert check["majority_class"] == "pos" and "did not learn" in check["warning"]
+    assert not learning_check({**always, "accuracy": 0.615}, ["neg", "pos"])["learned"]
+    good = learning_check({"accuracy": 0.80, "confusion_matrix": [[30, 10], [10, 50]]})
+    assert good["learned"] and good["warning"] is None
+
+
+def _csv(tmp_path, learnable):
+    """Learnable: the first word gives the label. Not learnable: every text is the same
+    (two thirds positive), so the best a model can do is the majority class."""
+    rows = []
+    for i in range(200):
+        label = i % 2 if learnable else int(i % 3 != 0)
+        text = f"{'good' if label else 'bad'} film number {i % 7}" if learnable \
+            else "the same film"
+        rows.append(f"{text},{label}\n")
+    return write(tmp_path / f"d{int(learnable)}.csv", "text,label\n" + "".join(rows))
+
+
+@pytest.mark.parametrize("learnable", [True, False])
+def test_metrics_and_the_log_say_whether_a_run_learned(tmp_path, capsys, learnable):
+    run_dir, m = train.train(["--model", "mlp", "--dataset", f"csv:{_csv(tmp_path, learnable)}",
+                              "--epochs", "3", "--output-dir", str(tmp_path / "runs"),
+                              "--verbose", "0", "--learning-rate", "0.01"])
+    assert m["learning"]["learned"] is learnable
+    out = capsys.readouterr().out
+    assert ("WARNING: this run did not learn" in out) is (not learnable)
+    with open(os.path.join(run_dir, "metrics.json")) as fh:
+        assert json.load(fh)["learning"]["learned"] is learnable
+
+
+def _record(acc, learned=True):
+    return {"test": {"accuracy": acc, "f1_macro": acc}, "best_epoch": 2, "train_seconds": 10.0,
+            "train_examples_per_second": 100.0, "learned": learned, "measured": "2026-11-23",
+            "machine": "m", "versions": "v"}
+
+
+def test_a_row_gives_mean_and_standard_deviation_and_flags_runs_that_did_not_learn():
+    suite = {"a": (["--model", "mlp", "--dataset", "sst2"], 0.75)}
+    row = accuracy._row(suite, "a", {"seeds": [_record(0.7), _record(0.9)]})
+    assert "| 0.8000 ± 0.1414 | 2 |" in row and "| yes |" in row
+    row = accuracy._row(suite, "a", {"seeds": [_record(0.5, learned=False), _record(0.9)]})
+    assert "**did not learn**" in row and "**no**" in row
+    old = accuracy._row(suite, "a", _record(0.81))  # a record from before --seeds
+    assert "| 0.8100 | 1 |" in old
+
+
+def test_seed_runs_keep_seed_zero_as_the_configurations_own_run():
+    assert accuracy._seed_runs("x", ["--model", "mlp"], 3) == [
+        ("x", ["--model", "mlp"]), ("x-seed1", ["--model", "mlp", "--seed", "1"]),
+        ("x-seed2", ["--model", "mlp", "--seed", "2"])]
+
+
+def test_seeds_are_trained_and_recorded(tmp_path, monkeypatch):
+    cli = ["--model", "mlp", "--dataset", f"csv:{_csv(tmp_path, True)}", "--epochs", "1"]
+    monkeypatch.setitem(accuracy.SUITES, "tiny", ({"mlp-tiny": (cli, 0.6)}, "Tiny"))
+    monkeypatch.setenv("PYTHONPATH", os.path.dirname(os.path.dirname(os.path.abspath(
+        __file__))))
+    results = str(tmp_path / "tiny.md")
+    accuracy.main(["--suite", "tiny", "--seeds", "2", "--output-dir", str(tmp_path / "runs"),
+                   "--results", results])
+    records = json.load(open(results.replace(".md", ".json")))
+    assert len(records["mlp-tiny"]["seeds"]) == 2
+    assert sorted(os.listdir(tmp_path / "runs")) == ["mlp-tiny", "mlp-tiny-seed1"]
+    table = open(results).read()
+    assert " ± " in table and "| 2 |" in table
+    # --reuse finds both finished runs by their configuration: nothing is trained again
+    before = {d: os.path.getmtime(tmp_path / "runs" / d / "metrics.json")
+              for d in ("mlp-tiny", "mlp-tiny-seed1")}
+    accuracy.main(["--suite", "tiny", "--seeds", "2", "--output-dir", str(tmp_path / "runs"),
+                   "--results", results, "--reuse"])
+    assert before == {d: os.path.getmtime(tmp_path / "runs" / d / "metrics.json")
+                      for d in before}
