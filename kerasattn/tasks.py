@@ -173,7 +173,7 @@ class TextClassifier(keras.Model):
 
     def __init__(self, preset, num_classes=None, class_names=None, preprocessor=None,
                  backbone=None, model_options=None, min_freq=None, vocab_size=None,
-                 **kwargs):
+                 recipe="paper", **kwargs):
         from kerasattn import models
 
         spec = models.get_preset(preset)
@@ -183,7 +183,11 @@ class TextClassifier(keras.Model):
         super().__init__(**kwargs)
         self.preset = preset
         self._spec = spec
-        self.model_options = dict(model_options or {})
+        self.recipe = recipe
+        chosen = recipes.get_recipe(preset, recipe)
+        # the recipe's settings over the preset's training defaults
+        self._settings = {**spec.training_defaults(), **chosen.train}
+        self.model_options = {**chosen.model_options, **(model_options or {})}
         unknown = sorted(set(self.model_options) - set(spec.model_config))
         if unknown:
             raise ValueError(f"model {preset!r} has no option(s) {unknown}; its options are "
@@ -198,11 +202,11 @@ class TextClassifier(keras.Model):
             raise ValueError(f"num_classes must be >= 2, got {num_classes}")
         self.num_classes = num_classes
         self.class_names = class_names
-        defaults = spec.training_defaults()
-        self.min_freq = defaults["min_freq"] if min_freq is None else min_freq
-        self.vocab_size = defaults["vocab_size"] if vocab_size is None else vocab_size
+        self.min_freq = self._settings["min_freq"] if min_freq is None else min_freq
+        self.vocab_size = self._settings["vocab_size"] if vocab_size is None else vocab_size
         if preprocessor is None:
-            preprocessor = TextClassifierPreprocessor(**recipes.preprocessor_options(spec))
+            preprocessor = TextClassifierPreprocessor(
+                **recipes.preprocessor_options(spec, **self._settings))
         elif preprocessor.hierarchical != spec.hierarchical:
             raise ValueError(f"{preset!r} takes {'hierarchical' if spec.hierarchical else 'flat'}"
                              " ids: the preprocessor must have hierarchical="
@@ -219,7 +223,7 @@ class TextClassifier(keras.Model):
     # -- construction ---------------------------------------------------------
     @classmethod
     def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None,
-                    compile=True, **model_options):
+                    recipe="paper", compile=True, **model_options):
         """A classifier of a registered Keras preset with its default recipe.
 
         Args:
@@ -227,7 +231,10 @@ class TextClassifier(keras.Model):
             num_classes: number of classes (None: inferred by the first ``fit``).
             class_names: names of the classes (strings), in label order.
             vocabulary: an id -> token list to start from (else ``fit`` adapts one).
-            compile: apply the preset's recipe (``compile()`` with its defaults).
+            recipe: one of the preset's named recipes (``kerasattn.recipes.recipe_names``):
+                its optimizer, learning rate, batch size, epochs, text options and model
+                options become the defaults.
+            compile: apply the recipe (``compile()`` with its defaults).
             **model_options: overrides of the preset's model configuration, e.g.
                 ``filters=50``; ``model_options={...}`` also works.
         """
@@ -238,10 +245,11 @@ class TextClassifier(keras.Model):
         spec = models.get_preset(preset)
         pre = None
         if vocabulary is not None:
+            settings = recipes.get_recipe(preset, recipe).train
             pre = TextClassifierPreprocessor(vocabulary=vocabulary,
-                                             **recipes.preprocessor_options(spec))
+                                             **recipes.preprocessor_options(spec, **settings))
         clf = cls(preset, num_classes=num_classes, class_names=class_names, preprocessor=pre,
-                  model_options=options)
+                  model_options=options, recipe=recipe)
         if compile:
             clf.compile()
         return clf
@@ -294,7 +302,8 @@ class TextClassifier(keras.Model):
             return
         auto_loss, auto_accuracy = recipes.loss_and_accuracy(self.backbone)
         if isinstance(optimizer, str) and optimizer == "auto":
-            optimizer = recipes.make_optimizer(self._spec)
+            optimizer = recipes.make_optimizer(self._spec, self._settings["optimizer"],
+                                               self._settings["learning_rate"])
         if isinstance(loss, str) and loss == "auto":
             loss = auto_loss
         if isinstance(metrics, str) and metrics == "auto":
@@ -303,11 +312,11 @@ class TextClassifier(keras.Model):
 
     @property
     def default_batch_size(self):
-        return self._spec.training_defaults()["batch_size"]
+        return self._settings["batch_size"]
 
     @property
     def default_epochs(self):
-        return self._spec.training_defaults()["epochs"]
+        return self._settings["epochs"]
 
     # -- data -------------------------------------------------------------------
     def _label_ids(self, y):
@@ -489,6 +498,22 @@ class TextClassifier(keras.Model):
         return [Explanation(tokens=decode(t), probabilities=p, attention={}, axes={},
                             hierarchical=pre.hierarchical) for t, p in zip(tokens, probs)]
 
+    def attribute(self, texts, method="integrated_gradients", **kwargs):
+        """One score per token of each text by ``method`` (``"integrated_gradients"``,
+        ``"gradient_x_input"``, ``"leave_one_out"``, ``"attention"``, ``"rollout"``):
+        a list of :class:`kerasattn.interpret.TokenAttribution`. Keyword arguments go
+        to :func:`kerasattn.interpret.explain_tokens` (``target``, ``steps``,
+        ``baseline``, ``rule``, ``batch_size``)."""
+        from kerasattn.interpret import explain_tokens
+
+        texts = _as_text_array(texts)
+        if texts is None:
+            raise ValueError("attribute takes a list of texts")
+        if self.backbone is None:
+            raise ValueError("nothing to attribute: the classifier has not been fitted")
+        return explain_tokens(self.backbone, texts, self.preprocessor.text_preprocessor,
+                              method=method, **kwargs)
+
     # -- persistence --------------------------------------------------------------
     def export(self, path, max_length=None):
         """Write the raw-text SavedModel of ``training.export`` (TF Serving layout) to
@@ -509,6 +534,7 @@ class TextClassifier(keras.Model):
             "model_options": self.model_options,
             "min_freq": self.min_freq,
             "vocab_size": self.vocab_size,
+            "recipe": self.recipe,
             "preprocessor": keras.saving.serialize_keras_object(self.preprocessor),
         })
         return config

@@ -186,3 +186,37 @@ def test_clear_errors():
         clf.fit("a single text", [1])
     with pytest.raises(ValueError, match="label 3 but num_classes=2"):
         clf.fit(TRAIN[:2], [0, 3], epochs=1, verbose=0)
+
+
+def test_a_named_recipe_sets_the_defaults():
+    from kerasattn.optimizers import GroupedSGD
+
+    paper = kerasattn.TextClassifier.from_preset("sanet-base", num_classes=2,
+                                                 vocabulary=["", "[UNK]", "a"])
+    adjusted = kerasattn.TextClassifier.from_preset("sanet-base", num_classes=2,
+                                                    vocabulary=["", "[UNK]", "a"],
+                                                    recipe="adjusted", d=8)
+    assert isinstance(paper.optimizer, GroupedSGD)
+    assert isinstance(adjusted.optimizer, keras.optimizers.Adam)
+    assert adjusted.model_options == {"scaled": True, "embedding_scale": 10, "d": 8}
+    assert adjusted.get_config()["recipe"] == "adjusted"
+    with pytest.raises(ValueError, match="no recipe 'nosuch'"):
+        kerasattn.TextClassifier.from_preset("cnn", recipe="nosuch")
+
+
+def test_from_run_opens_a_run_of_the_command_line(tmp_path):
+    from kerasattn import runs
+    from kerasattn.cli import train
+
+    path = tmp_path / "d.csv"
+    path.write_text("text,label\n" + "".join(
+        f"{'good fine' if i % 2 else 'bad poor'} {i},{'pos' if i % 2 else 'neg'}\n"
+        for i in range(60)))
+    run_dir, _ = train.train(["--model", "cnn", "--dataset", f"csv:{path}", "--epochs", "1",
+                              "--model-option", "filters=4", "--model-option", "embedding_dim=8",
+                              "--output-dir", str(tmp_path / "runs"), "--verbose", "0"])
+    clf = kerasattn.TextClassifier.from_run(run_dir)
+    _, model, pre = runs.load_keras_run(run_dir)
+    expected = runs.as_probabilities(model(pre(tf.constant(TEXTS)).to_tensor()))
+    np.testing.assert_allclose(clf.predict(TEXTS, verbose=0), expected, atol=1e-5)
+    assert clf.class_names == ["neg", "pos"]
