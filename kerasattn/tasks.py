@@ -173,7 +173,7 @@ class TextClassifier(keras.Model):
 
     def __init__(self, preset, num_classes=None, class_names=None, preprocessor=None,
                  backbone=None, model_options=None, min_freq=None, vocab_size=None,
-                 recipe="paper", **kwargs):
+                 recipe="default", **kwargs):
         from kerasattn import models
 
         spec = models.get_preset(preset)
@@ -223,7 +223,7 @@ class TextClassifier(keras.Model):
     # -- construction ---------------------------------------------------------
     @classmethod
     def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None,
-                    recipe="paper", compile=True, **model_options):
+                    recipe="default", compile=True, **model_options):
         """A classifier of a registered Keras preset with its default recipe.
 
         Args:

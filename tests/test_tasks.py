@@ -147,7 +147,11 @@ def test_explain_gives_the_attention_of_extract_attention(fitted):
 def test_the_preset_recipe_is_the_compile_default(fitted):
     from kerasattn.optimizers import GroupedSGD
 
-    assert isinstance(fitted["sanet-base"]["clf"].optimizer, GroupedSGD)
+    # the default recipe of SANet is the one that learns here: Adam; the paper's is SGD
+    assert isinstance(fitted["sanet-base"]["clf"].optimizer, keras.optimizers.Adam)
+    paper = kerasattn.TextClassifier.from_preset("sanet-base", num_classes=2, recipe="paper",
+                                                 vocabulary=["", "[UNK]", "a"])
+    assert isinstance(paper.optimizer, GroupedSGD)
     assert fitted["transformer"]["clf"].loss == "binary_crossentropy"
     assert fitted["cnn"]["clf"].loss == "sparse_categorical_crossentropy"
     iram = fitted["iram-vanilla"]["clf"].optimizer
@@ -191,7 +195,7 @@ def test_clear_errors():
 def test_a_named_recipe_sets_the_defaults():
     from kerasattn.optimizers import GroupedSGD
 
-    paper = kerasattn.TextClassifier.from_preset("sanet-base", num_classes=2,
+    paper = kerasattn.TextClassifier.from_preset("sanet-base", num_classes=2, recipe="paper",
                                                  vocabulary=["", "[UNK]", "a"])
     adjusted = kerasattn.TextClassifier.from_preset("sanet-base", num_classes=2,
                                                     vocabulary=["", "[UNK]", "a"],

@@ -36,10 +36,10 @@ def build_parser():
         epilog="\n".join(epilog), formatter_class=_HelpFormatter)
     p.add_argument("--model", required=True, choices=models.names(), metavar="NAME",
                    help="model preset: " + ", ".join(models.names()))
-    p.add_argument("--recipe", default="paper", metavar="NAME",
-                   help="the preset's named recipe (kerasattn.recipes): paper = the "
-                        "preset's defaults; e.g. sanet-* also have 'adjusted'; flags "
-                        "override it")
+    p.add_argument("--recipe", default="default", metavar="NAME",
+                   help="the preset's named recipe (kerasattn.recipes): default = what "
+                        "learns here (the paper's, except SANet, HCAN/CAN and HAN), paper = "
+                        "the paper's exact recipe and sizes; flags override it")
     p.add_argument("--dataset", required=True, metavar="NAME",
                    help="dataset: " + ", ".join(datasets.names()) + ", csv:PATH or jsonl:PATH")
     p.add_argument("--data-dir", help="directory to look for datasets in first "

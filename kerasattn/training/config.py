@@ -85,7 +85,7 @@ class RunConfig:
     train: TrainSettings
     model_config: dict
     model_overrides: dict = dataclasses.field(default_factory=dict)
-    recipe: str = "paper"
+    recipe: str = "default"
     seed: int = 0
     mixed_precision: str = "auto"
     jit_compile: bool = False
@@ -109,7 +109,7 @@ class RunConfig:
                      "shuffle_buffer", "early_stopping", "embeddings")
 
     @classmethod
-    def create(cls, model, dataset, recipe="paper", model_options=None, seed=0,
+    def create(cls, model, dataset, recipe="default", model_options=None, seed=0,
                mixed_precision="auto", jit_compile=False, distribution="none",
                deterministic=False, stream=False, shuffle_buffer=100_000, early_stopping=None,
                embeddings=None, command=None, flag=lambda key: key, **train):
