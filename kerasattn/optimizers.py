@@ -32,6 +32,7 @@ class GroupedSGD(keras.optimizers.SGD):
         **kwargs: the other arguments of ``keras.optimizers.SGD``.
 
     Example:
+    >>> from kerasattn.optimizers import GroupedSGD
     >>> opt = GroupedSGD()  # the §4 recipe of sanet-base
     >>> opt_big = GroupedSGD(0.005, embedding_learning_rate=0.0005)  # halved, sanet-big
     """

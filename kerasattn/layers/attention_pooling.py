@@ -29,8 +29,10 @@ class AttentionPooling(keras.layers.Layer):
         return_attention_scores: also return the (batch, n) weights.
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import AttentionPooling
     >>> y, a = AttentionPooling(16)(np.ones((2, 5, 8), "float32"), return_attention_scores=True)
-    >>> y.shape, a.shape
+    >>> tuple(y.shape), tuple(a.shape)
     ((2, 8), (2, 5))
     """
 

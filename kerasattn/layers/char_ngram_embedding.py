@@ -44,9 +44,11 @@ class CharNgramEmbedding(keras.layers.Layer):
         inputs: int token ids of any shape.
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import CharNgramEmbedding
     >>> layer = CharNgramEmbedding(vocabulary_size=4, output_dim=8)
     >>> layer.set_vocabulary(["", "[UNK]", "good", "film"])
-    >>> layer(np.array([[2, 3, 0]])).shape
+    >>> tuple(layer(np.array([[2, 3, 0]])).shape)
     (1, 3, 8)
     """
 

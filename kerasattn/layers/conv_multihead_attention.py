@@ -40,8 +40,10 @@ class ConvMultiheadAttention(keras.layers.Layer):
         return_attention_scores: also return the (batch, heads, n, n) weights.
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import ConvMultiheadAttention
     >>> layer = ConvMultiheadAttention(num_heads=2, units=8)
-    >>> layer(np.zeros((2, 5, 6), "float32")).shape
+    >>> tuple(layer(np.zeros((2, 5, 6), "float32")).shape)
     (2, 5, 8)
     """
 

@@ -43,7 +43,9 @@ class FoldSentences(keras.layers.Layer):
         inputs: (batch, sentences, words, ...). mask: boolean (batch, sentences, words).
 
     Example:
-    >>> FoldSentences()(np.zeros((2, 3, 5, 8), "float32")).shape
+    >>> import numpy as np
+    >>> from kerasattn.layers import FoldSentences
+    >>> tuple(FoldSentences()(np.zeros((2, 3, 5, 8), "float32")).shape)
     (6, 5, 8)
     """
 

@@ -25,7 +25,9 @@ class Highway(keras.layers.Layer):
         inputs: (..., d). mask: passed on unchanged.
 
     Example:
-    >>> Highway(num_layers=2)(np.ones((3, 5, 8), "float32")).shape
+    >>> import numpy as np
+    >>> from kerasattn.layers import Highway
+    >>> tuple(Highway(num_layers=2)(np.ones((3, 5, 8), "float32")).shape)
     (3, 5, 8)
     """
 

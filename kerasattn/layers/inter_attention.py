@@ -37,8 +37,10 @@ class InterAttention(AttentionPooling):
         return_attention_scores: also return the (batch, n) weights W_I.
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import InterAttention
     >>> y, w = InterAttention()(np.ones((2, 5, 8), "float32"), return_attention_scores=True)
-    >>> y.shape, w.shape
+    >>> tuple(y.shape), tuple(w.shape)
     ((2, 8), (2, 5))
     """
 

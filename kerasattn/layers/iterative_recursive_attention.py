@@ -59,9 +59,11 @@ class IterativeRecursiveAttention(keras.layers.Layer):
             then T − t trailing zeros (Equation 4).
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import IterativeRecursiveAttention
     >>> h, q = np.ones((2, 5, 8), "float32"), np.ones((2, 6), "float32")
     >>> s, a = IterativeRecursiveAttention(steps=3)([h, q], return_attention_scores=True)
-    >>> s.shape, a.shape
+    >>> tuple(s.shape), tuple(a.shape)
     ((2, 8), (2, 3, 7))
     """
 

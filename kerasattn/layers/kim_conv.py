@@ -31,6 +31,8 @@ class KimConvPool(keras.layers.Layer):
         (batch, filters).
 
     Example:
+    >>> from kerasattn.layers import KimConvPool
+    >>> import keras
     >>> ids = keras.Input((None,), dtype="int32")
     >>> x = keras.layers.Embedding(1000, 128, mask_zero=True)(ids)
     >>> KimConvPool(filters=100, window=3)(x).shape

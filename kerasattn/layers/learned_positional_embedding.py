@@ -23,7 +23,10 @@ class LearnedPositionalEmbedding(keras.layers.Layer):
         inputs: (batch, n, d). mask: boolean (batch, n), passed on. training: dropout on/off.
 
     Example:
-    >>> LearnedPositionalEmbedding(max_length=16)(np.zeros((2, 5, 8), "float32")).shape
+    >>> import numpy as np
+    >>> from kerasattn.layers import LearnedPositionalEmbedding
+    >>> layer = LearnedPositionalEmbedding(max_length=16)
+    >>> tuple(layer(np.zeros((2, 5, 8), "float32")).shape)
     (2, 5, 8)
     """
 

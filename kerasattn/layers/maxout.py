@@ -26,7 +26,10 @@ class Maxout(keras.layers.Layer):
         inputs: (..., d). mask: passed on unchanged. training: dropout on/off.
 
     Example:
-    >>> Maxout(units=200, pool_size=4, num_layers=2)(np.ones((3, 64), "float32")).shape
+    >>> import numpy as np
+    >>> from kerasattn.layers import Maxout
+    >>> layer = Maxout(units=200, pool_size=4, num_layers=2)
+    >>> tuple(layer(np.ones((3, 64), "float32")).shape)
     (3, 200)
     """
 

@@ -30,7 +30,10 @@ class ParallelConvAttention(keras.layers.Layer):
             (batch, 2, heads, n, n), branch a first.
 
     Example:
-    >>> ParallelConvAttention(num_heads=2, units=8)(np.ones((1, 4, 8), "float32")).shape
+    >>> import numpy as np
+    >>> from kerasattn.layers import ParallelConvAttention
+    >>> layer = ParallelConvAttention(num_heads=2, units=8)
+    >>> tuple(layer(np.ones((1, 4, 8), "float32")).shape)
     (1, 4, 8)
     """
 

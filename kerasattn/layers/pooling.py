@@ -26,10 +26,14 @@ class MaskedGlobalMaxPooling1D(keras.layers.Layer):
         mask: optional boolean (batch, time); True marks real positions.
 
     Example:
+    >>> import numpy as np
+    >>> import keras
+    >>> from kerasattn.layers import MaskedGlobalMaxPooling1D
     >>> x = np.array([[[1.0], [5.0]], [[2.0], [3.0]]], "float32")
     >>> mask = np.array([[True, False], [False, False]])
-    >>> MaskedGlobalMaxPooling1D()(x, mask=mask)  # padding (5.0) never wins
-    [[1.], [0.]]
+    >>> y = MaskedGlobalMaxPooling1D()(x, mask=mask)  # padding (5.0) never wins
+    >>> keras.ops.convert_to_numpy(y).tolist()
+    [[1.0], [0.0]]
     """
 
     def __init__(self, **kwargs):
@@ -61,9 +65,13 @@ class MaskedGlobalAveragePooling1D(keras.layers.Layer):
         mask: optional boolean (batch, time); True marks real positions.
 
     Example:
+    >>> import numpy as np
+    >>> import keras
+    >>> from kerasattn.layers import MaskedGlobalAveragePooling1D
     >>> x = np.array([[[1.0], [3.0], [100.0]]], "float32")
-    >>> MaskedGlobalAveragePooling1D()(x, mask=np.array([[True, True, False]]))
-    [[2.]]
+    >>> y = MaskedGlobalAveragePooling1D()(x, mask=np.array([[True, True, False]]))
+    >>> keras.ops.convert_to_numpy(y).tolist()
+    [[2.0]]
     """
 
     def __init__(self, **kwargs):

@@ -22,8 +22,13 @@ class SinusoidalPositionalEncoding(keras.layers.Layer):
         inputs: (batch, n, d) embeddings.
 
     Example:
-    >>> x = keras.ops.zeros((1, 3, 4))
-    >>> SinusoidalPositionalEncoding()(x)[0, 1]  # position 1: sin(1), cos(1), sin(.01), cos(.01)
+    >>> import numpy as np
+    >>> import keras
+    >>> from kerasattn.layers import SinusoidalPositionalEncoding
+    >>> x = np.zeros((1, 3, 4), "float32")
+    >>> y = SinusoidalPositionalEncoding()(x)
+    >>> np.round(keras.ops.convert_to_numpy(y)[0, 1], 4)  # sin(1), cos(1), sin(.01), cos(.01)
+    array([0.8415, 0.5403, 0.01  , 1.    ], dtype=float32)
     """
 
     def __init__(self, max_wavelength=10000.0, input_scale=1.0, **kwargs):

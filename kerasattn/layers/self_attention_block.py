@@ -52,11 +52,13 @@ class SelfAttentionBlock(keras.layers.Layer):
             row i holds the weights query i puts on each key.
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import SelfAttentionBlock
     >>> x = np.random.normal(size=(2, 7, 128)).astype("float32")
     >>> block = SelfAttentionBlock()
     >>> y, a = block(x, mask=np.arange(7)[None] < np.array([[7], [4]]),
     ...              return_attention_scores=True)
-    >>> y.shape, a.shape
+    >>> tuple(y.shape), tuple(a.shape)
     ((2, 7, 128), (2, 7, 7))
     """
 

@@ -36,9 +36,11 @@ class TargetAttention(keras.layers.Layer):
         return_attention_scores: also return the (batch, heads, n) weights.
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import TargetAttention
     >>> y, w = TargetAttention(num_heads=2)(np.ones((3, 5, 8), "float32"),
     ...                                     return_attention_scores=True)
-    >>> y.shape, w.shape
+    >>> tuple(y.shape), tuple(w.shape)
     ((3, 8), (3, 2, 5))
     """
 

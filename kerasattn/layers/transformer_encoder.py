@@ -44,9 +44,11 @@ class TransformerEncoderBlock(keras.layers.Layer):
         return_attention_scores: also return the (batch, heads, n, n) weights.
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import TransformerEncoderBlock
     >>> block = TransformerEncoderBlock(num_heads=4, ff_dim=64)
     >>> y, a = block(np.ones((2, 7, 32), "float32"), return_attention_scores=True)
-    >>> y.shape, a.shape
+    >>> tuple(y.shape), tuple(a.shape)
     ((2, 7, 32), (2, 4, 7, 7))
     """
 

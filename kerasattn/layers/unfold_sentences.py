@@ -19,8 +19,10 @@ class UnfoldSentences(keras.layers.Layer):
         inputs: the list ``[x, reference]``. mask: their masks (set by Keras).
 
     Example:
+    >>> import numpy as np
+    >>> from kerasattn.layers import UnfoldSentences
     >>> words = np.zeros((2, 3, 5, 8), "float32")
-    >>> UnfoldSentences()([np.zeros((6, 16), "float32"), words]).shape
+    >>> tuple(UnfoldSentences()([np.zeros((6, 16), "float32"), words]).shape)
     (2, 3, 16)
     """
 
