@@ -76,8 +76,8 @@ class TextClassifierPreprocessor(keras.layers.Layer):
         >>> import kerasattn
         >>> pre = kerasattn.TextClassifierPreprocessor(max_length=4)
         >>> _ = pre.adapt(["a good film", "a bad film"])
-        >>> pre(["a good film indeed"]).numpy().tolist()
-        [[2, 4, 3, 1]]
+        >>> pre(["a good film indeed"]).numpy().tolist()  # ties in frequency: alphabetical
+        [[2, 5, 3, 1]]
     """
 
     def __init__(self, vocabulary=None, mode="default", remove_punctuation=False,
@@ -421,11 +421,14 @@ class TextClassifier(keras.Model):
         batch_size = batch_size or self.default_batch_size
         epochs = epochs or self.default_epochs
         if isinstance(x, tf.data.Dataset) and self.backbone is None:
+            flat = x.unbatch() if x.element_spec[0].shape.rank == 1 else x
             if self.preprocessor.vocabulary is None:
-                self.preprocessor.adapt(x.unbatch().map(lambda t, _: t)
-                                        if x.element_spec[0].shape.rank == 1
-                                        else x.map(lambda t, _: t),
+                self.preprocessor.adapt(flat.map(lambda t, _: t),
                                         min_freq=self.min_freq, max_size=self.vocab_size)
+            if self.num_classes is None:  # one pass over the labels
+                labels = [v.decode("utf-8") if isinstance(v, bytes) else v
+                          for v in flat.map(lambda _, y: y).as_numpy_iterator()]
+                self._label_ids(labels)
             self._build_backbone()
         train = self._dataset(x, y, batch_size, shuffle, seed)
         if validation_data is not None:

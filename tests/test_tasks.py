@@ -169,6 +169,18 @@ def test_fit_on_a_dataset_of_strings_and_integer_labels():
     assert 0 <= accuracy <= 1 and np.isfinite(loss)
 
 
+def test_fit_on_a_dataset_infers_the_classes():
+    keras.utils.set_random_seed(0)
+    names = tf.data.Dataset.from_tensor_slices((TRAIN, LABELS))
+    clf = kerasattn.TextClassifier.from_preset("mlp", **small_options("mlp"))
+    clf.fit(names, epochs=1, batch_size=4, verbose=0)
+    assert clf.class_names == ["neg", "pos"] and clf.num_classes == 2
+    ints = tf.data.Dataset.from_tensor_slices((TRAIN, [0, 1, 2, 0, 1, 2, 0])).batch(3)
+    three = kerasattn.TextClassifier.from_preset("mlp", **small_options("mlp"))
+    three.fit(ints, epochs=1, verbose=0)
+    assert three.num_classes == 3 and three.predict(TEXTS, verbose=0).shape == (4, 3)
+
+
 def test_the_preprocessor_is_a_keras_layer_for_tf_data():
     pre = kerasattn.TextClassifierPreprocessor(max_length=3).adapt(["c b a", "c b", "c"])
     assert pre.vocabulary == ["", "[UNK]", "c", "b", "a"]
