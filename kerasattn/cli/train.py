@@ -16,6 +16,8 @@ import sys
 # Quieter TensorFlow start-up; users can still override this.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from kerasattn.training.config import ConfigError  # noqa: E402,F401  (raised, re-exported)
+
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
                      argparse.RawDescriptionHelpFormatter):
@@ -98,9 +100,6 @@ def build_parser():
                         "a finished run is never overwritten)")
     p.add_argument("--verbose", default="auto", help="Keras verbosity: auto, 0, 1 or 2")
     return p
-
-
-from kerasattn.training.config import ConfigError  # noqa: E402  (re-exported)
 
 
 def _flag(key):
