@@ -10,13 +10,72 @@ in ``metrics.json`` (the training time is kept).
 A classical run's model.skops is loaded only if it names nothing but the types
 an nb/lr pipeline is made of; a legacy pickled model.joblib is never loaded
 (it could run any code): retrain such a run.
+
+``--faithfulness`` measures how faithful the model's explanations are
+(:func:`kerasattn.interpret.faithfulness_report`: ERASER comprehensiveness and
+sufficiency with AOPC for every attribution method that applies and a random
+ranking, Kendall τ of the attention against the other methods, the permuted
+pooling attention) on a fixed sample of the test split: ``--faithfulness-sample``
+texts (200) drawn with ``numpy.random.default_rng(--seed)``, the same seed for
+the random baseline and the permutations. It prints the Markdown tables and
+stores the rows under ``"faithfulness"`` in ``metrics.json`` (the other metrics
+are kept; they are recomputed too only when ``--split`` is given).
+
+    python -m training.evaluate --run runs/sanet-base-sst2 --faithfulness \\
+        [--faithfulness-sample 200] [--seed 0] [--ig-steps 32]
 """
 
 import argparse
+import datetime
 import os
 import sys
+import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+FAITHFULNESS_SAMPLE, FAITHFULNESS_IG_STEPS = 200, 32
+
+
+def faithfulness_sample(config, size=FAITHFULNESS_SAMPLE, seed=0, data_dir=None, split="test"):
+    """(texts, labels) of ``size`` texts of a run's ``split`` drawn without replacement
+    by ``numpy.random.default_rng(seed)`` (all of them when the split is smaller), in
+    order of length (fewer padded tokens per batch; the means do not depend on it)."""
+    import numpy as np
+
+    from kerasattn import runs
+
+    if config.get("stream"):
+        raise ValueError("faithfulness needs the test texts in memory; this run streamed "
+                         "its dataset")
+    if size < 1:
+        raise ValueError(f"the faithfulness sample needs at least one text, got {size}")
+    part = runs.load_dataset(config, data_dir).split(split)
+    n = len(part.texts)
+    rng = np.random.default_rng(seed)
+    chosen = np.sort(rng.choice(n, size=min(size, n), replace=False))
+    chosen = sorted(chosen, key=lambda i: (len(part.texts[i].split()), i))
+    return [part.texts[i] for i in chosen], [int(part.labels[i]) for i in chosen]
+
+
+def measure_faithfulness(run_dir, size=FAITHFULNESS_SAMPLE, seed=0,
+                         steps=FAITHFULNESS_IG_STEPS, data_dir=None, methods=None,
+                         random_draws=5, num_permutations=20, batch_size=32):
+    """:func:`~kerasattn.interpret.faithfulness_report` of a Keras run on its
+    :func:`faithfulness_sample`: the record stored under ``"faithfulness"``."""
+    from kerasattn import runs
+    from kerasattn.interpret.faithfulness import DEFAULT_KS, faithfulness_report
+
+    config, model, pre = runs.load_keras_run(run_dir)
+    texts, labels = faithfulness_sample(config, size, seed, data_dir)
+    start = time.perf_counter()
+    rows = faithfulness_report(model, texts, labels, pre, methods=methods, seed=seed,
+                               random_draws=random_draws, steps=steps,
+                               num_permutations=num_permutations, batch_size=batch_size)
+    return {"split": "test", "documents": len(texts), "seed": seed, "ig_steps": steps,
+            "ig_baseline": "zero", "ks": list(DEFAULT_KS), "random_draws": random_draws,
+            "num_permutations": num_permutations,
+            "seconds": round(time.perf_counter() - start, 1),
+            "measured": str(datetime.date.today()), "rows": rows}
 
 
 def main(argv=None):
@@ -24,9 +83,26 @@ def main(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="the run directory")
     p.add_argument("--data-dir", help="directory to look for the dataset in first")
-    p.add_argument("--split", nargs="+", default=["val", "test"], choices=["train", "val", "test"])
+    p.add_argument("--split", nargs="+", choices=["train", "val", "test"],
+                   help="splits to recompute the metrics of (default: val and test; with "
+                        "--faithfulness: none unless given)")
     p.add_argument("--write", action="store_true", help="write the metrics to metrics.json")
+    p.add_argument("--faithfulness", action="store_true",
+                   help="measure the faithfulness of the model's explanations on a seeded "
+                        "sample of the test split and store it in metrics.json")
+    p.add_argument("--faithfulness-sample", type=int, default=FAITHFULNESS_SAMPLE, metavar="N",
+                   help=f"texts in that sample (default {FAITHFULNESS_SAMPLE})")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seeds the sample, the random baseline and the permutations")
+    p.add_argument("--ig-steps", type=int, default=FAITHFULNESS_IG_STEPS, metavar="N",
+                   help=f"integrated gradients' steps (default {FAITHFULNESS_IG_STEPS})")
     args = p.parse_args(argv)
+    if args.split is None:
+        args.split = [] if args.faithfulness else ["val", "test"]
+    if args.faithfulness_sample < 1:
+        p.error("--faithfulness-sample must be >= 1")
+    if args.ig_steps < 1:
+        p.error("--ig-steps must be >= 1")
 
     from kerasattn import runs
     from kerasattn.classical import UnsafeModelError
@@ -37,8 +113,13 @@ def main(argv=None):
         print(f"error: {args.run} is not a run directory (no {runs.CONFIG})", file=sys.stderr)
         return 2
     try:
-        results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split), verbose=1)
-    except (DatasetError, UnsafeModelError) as e:
+        results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split), verbose=1) \
+            if args.split else {}
+        faithfulness = None
+        if args.faithfulness:
+            faithfulness = measure_faithfulness(args.run, args.faithfulness_sample, args.seed,
+                                                args.ig_steps, args.data_dir)
+    except (DatasetError, UnsafeModelError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     saved_path = os.path.join(args.run, runs.METRICS)
@@ -48,8 +129,20 @@ def main(argv=None):
         if s in saved:
             line += f"   (recorded accuracy {saved[s]['accuracy']:.4f})"
         print(line)
-    if args.write:
-        saved.update(results)
+    if faithfulness is not None:
+        from kerasattn.interpret import format_report
+
+        print(f"faithfulness on {faithfulness['documents']} test texts (seed "
+              f"{faithfulness['seed']}, integrated gradients with {faithfulness['ig_steps']} "
+              f"steps; {faithfulness['seconds']:.0f} s):\n")
+        print(format_report(faithfulness["rows"]))
+    if args.write or faithfulness is not None:
+        # re-read: another command may have written the file meanwhile
+        saved = runs.read_json(saved_path) if os.path.exists(saved_path) else {}
+        if args.write:
+            saved.update(results)
+        if faithfulness is not None:
+            saved["faithfulness"] = faithfulness
         runs.write_json(saved_path, saved)
         print(f"wrote {saved_path}")
     return 0

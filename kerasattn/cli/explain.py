@@ -1,15 +1,24 @@
-"""Show what a trained model attends to: an HTML colour map and PNG heatmaps.
+"""Show what a trained model attends to, and what its prediction rests on: an HTML
+colour map and PNG heatmaps.
 
     python -m training.explain --run runs/sanet-base-imdb --text "a wonderful film" \\
         --output explain/imdb.html
     python -m training.explain --run DIR --input reviews.txt --output page.html  # one text per line
+    python -m training.explain --run runs/gru-sst2 --text "dull" --output gru.html \\
+        --attribution leave_one_out
+    python -m training.explain --run DIR --serve [--port 8765] [--host 127.0.0.1]
+        # an interactive page: type texts, see the same (kerasattn.interpret.server)
 
 Loads the run's best model and preprocessor, extracts every attention tensor
-(``kerasattn.interpret.extract_attention``), and writes:
+(``kerasattn.interpret.extract_attention``), computes a token attribution
+(``kerasattn.interpret.explain_tokens``; ``--attribution``: integrated gradients
+by default, ``none`` to skip it), and writes:
 
 - ``FILE.html``: each text with every word coloured by the attention it
-  receives (one line per attention layer), the prediction and probabilities,
-  and the heatmaps below it;
+  receives (one line per attention layer) and, beside it over the same words,
+  by its attribution to the predicted class (green: for it, purple: against
+  it), the prediction and probabilities, and the heatmaps below it. Models
+  without attention (``mlp``, ``cnn``, the RNNs) get the attribution only;
 - ``FILE-<n>-<layer>.png`` beside it: each attention matrix with the words on
   both axes (rows attend to columns), as in the SANet paper's Figures 3–6.
 
@@ -35,17 +44,35 @@ import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+# kerasattn.interpret.attributions.METHODS, and "none" (no import of TensorFlow to parse)
+ATTRIBUTIONS = ("integrated_gradients", "gradient_x_input", "leave_one_out", "attention",
+                "rollout", "none")
+
 
 def build_parser():
     p = argparse.ArgumentParser(prog="kerasattn explain", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--run", required=True, help="the run directory (of a model with attention)")
+    p.add_argument("--run", required=True, help="the run directory (of any Keras model)")
     p.add_argument("--text", action="append", default=[], help="a text to explain (repeatable)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
-    p.add_argument("--output", required=True, help="the HTML file to write")
+    p.add_argument("--output", help="the HTML file to write (required unless --serve)")
+    p.add_argument("--serve", action="store_true",
+                   help="start a local web server with an interactive page instead of "
+                        "writing a file (kerasattn.interpret.server)")
+    p.add_argument("--port", type=int, default=8765,
+                   help="--serve: the port (default 8765; 0 = a free port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="--serve: the address to bind (default 127.0.0.1; the page has no "
+                        "authentication)")
     p.add_argument("--max-tokens", type=int, default=80,
                    help="heatmaps show at most this many words (default 80)")
     p.add_argument("--no-heatmaps", action="store_true", help="write the HTML page only")
+    p.add_argument("--attribution", default="integrated_gradients", choices=ATTRIBUTIONS,
+                   metavar="METHOD",
+                   help="token attribution shown beside the attention: " +
+                        ", ".join(ATTRIBUTIONS) + " (default integrated_gradients)")
+    p.add_argument("--steps", type=int, default=50,
+                   help="integrated gradients: Riemann-sum steps (default 50)")
     return p
 
 
@@ -58,16 +85,48 @@ def _texts(args):
     return texts
 
 
-def explain(run_dir, texts, output, max_tokens=80, heatmaps=True):
-    """Write the page (and heatmaps) for ``texts``; returns (html path, png paths)."""
+def _token_attribution(model, texts, pre, method, steps):
+    """The run's attributions of ``texts`` by ``method`` (None for ``"none"``)."""
+    from kerasattn.interpret.attributions import applicable_methods, explain_tokens
+
+    if method == "none":
+        return None
+    available = applicable_methods(model)
+    if method not in available:
+        raise ValueError(f"--attribution {method} does not apply to model {model.name!r} "
+                         f"(it takes: {', '.join(available)}, or none)")
+    return explain_tokens(model, texts, pre, method=method, steps=steps)
+
+
+def _explanations(model, texts, pre):
+    """The attention of each text (``extract_attention``); a model without attention
+    gets each text's tokens and probabilities with an empty ``attention``."""
+    from kerasattn.interpret import Explanation, attention_layers, extract_attention
+    from kerasattn.interpret.attributions import predict_probabilities, prepare_documents
+
+    if attention_layers(model):
+        return extract_attention(model, texts, pre)
+    _, docs, tokens, hierarchical = prepare_documents(model, texts, pre)
+    probs = predict_probabilities(model, docs)
+    return [Explanation(tokens=t, probabilities=p.astype("float32"), attention={}, axes={},
+                        hierarchical=hierarchical) for t, p in zip(tokens, probs)]
+
+
+def explain(run_dir, texts, output, max_tokens=80, heatmaps=True,
+            attribution="integrated_gradients", steps=50):
+    """Write the page (and heatmaps) for ``texts``; returns (html path, png paths).
+
+    ``attribution``: the :func:`kerasattn.interpret.explain_tokens` method shown
+    beside the attention (``"none"``: the attention only; a model without
+    attention then shows its predictions alone)."""
     from kerasattn import runs
-    from kerasattn.interpret import extract_attention
-    from kerasattn.interpret.plots import (attention_heatmap, attention_html,
+    from kerasattn.interpret.plots import (METHOD_NAMES, attention_heatmap, attention_html,
                                            hierarchical_heatmap, hierarchical_levels,
                                            iterative_heatmap, word_colour_map)
 
     config, model, pre = runs.load_keras_run(run_dir)
-    explanations = extract_attention(model, texts, pre)
+    attributions = _token_attribution(model, texts, pre, attribution, steps)
+    explanations = _explanations(model, texts, pre)
     class_names = config.get("class_names")
     stem = os.path.splitext(output)[0]
     images, pngs = [], []
@@ -109,8 +168,13 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True):
                          max_tokens=max_tokens,
                          title=f"text {i + 1}, {name}-head{h}: predicted {names[ex.label]}")
         images.append(mine)
+    what = [name for name, present in (
+        ("attention", any(ex.attention for ex in explanations)),
+        (METHOD_NAMES.get(attribution, attribution), attributions is not None)) if present]
     attention_html(explanations, output, class_names,
-                   title=f"{config['model']} on {config['dataset']}: attention", images=images)
+                   title=f"{config['model']} on {config['dataset']}: "
+                         f"{' and '.join(what) or 'predictions'}",
+                   images=images, attributions=attributions)
     return output, pngs
 
 
@@ -121,13 +185,29 @@ def main(argv=None):
     if not os.path.exists(os.path.join(args.run, runs.CONFIG)):
         print(f"error: {args.run} is not a run directory (no {runs.CONFIG})", file=sys.stderr)
         return 2
+    if args.serve:
+        if args.output or args.text or args.input:
+            print("error: --serve takes its texts from the page: drop --output, --text and "
+                  "--input", file=sys.stderr)
+            return 2
+        from kerasattn.interpret import server
+
+        try:
+            return server.serve(args.run, args.host, args.port)
+        except (ValueError, OSError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+    if not args.output:
+        print("error: give --output FILE.html (or --serve for the interactive page)",
+              file=sys.stderr)
+        return 2
     texts = _texts(args)
     if not texts:
         print("error: nothing to explain: give --text and/or --input", file=sys.stderr)
         return 2
     try:
         page, pngs = explain(args.run, texts, args.output, args.max_tokens,
-                             not args.no_heatmaps)
+                             not args.no_heatmaps, args.attribution, args.steps)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

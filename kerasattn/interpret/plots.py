@@ -4,7 +4,12 @@
 as in Figures 3–6 of the SANet paper (rows: the attending word, columns: the
 word attended to). ``attention_html`` writes a self-contained page showing each
 document with every word's background intensity set by the attention it
-receives, one line per attention layer, the prediction and its probabilities.
+receives, one line per attention layer, the prediction and its probabilities;
+given token attributions (:class:`~kerasattn.interpret.TokenAttribution`, e.g.
+integrated gradients) it shows them beside the attention, over the same words,
+in a diverging palette: green for evidence FOR the explained class, purple for
+evidence AGAINST it (PRGn, readable with the common colour-vision deficiencies),
+white at zero.
 """
 
 import html
@@ -187,13 +192,26 @@ def _colour(value):
     return f"rgba(220, 38, 38, {0.05 + 0.85 * value:.3f})" if value > 0 else "transparent"
 
 
+# the ends of ColorBrewer's PRGn diverging palette: positive green, negative purple
+POSITIVE_RGB, NEGATIVE_RGB = (27, 120, 55), (118, 42, 131)
+
+
+def _diverging(value):
+    """Background for a signed score scaled to [-1, 1]: purple (negative) through
+    transparent (0) to green (positive), the opacity growing with |value|."""
+    if not np.isfinite(value) or value == 0:
+        return "transparent"
+    r, g, b = POSITIVE_RGB if value > 0 else NEGATIVE_RGB
+    return f"rgba({r}, {g}, {b}, {0.05 + 0.85 * min(abs(value), 1.0):.3f})"
+
+
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #111; }
 .doc { border: 1px solid #ccc; border-radius: 6px; padding: 1em; margin-bottom: 1.5em; }
 .layer { line-height: 2; margin: .6em 0; }
 .layer-name { font-size: .8em; color: #555; display: block; }
 .w { padding: 2px 3px; margin: 0 1px; border-radius: 3px; }
-.sentence { margin: .15em 0; }
+.sentence, .attr-sentence { margin: .15em 0; }
 .s { display: inline-block; min-width: 3.2em; font-size: .75em; text-align: right;
      padding: 1px 4px; margin-right: .5em; border-radius: 3px;
      font-variant-numeric: tabular-nums; }
@@ -201,6 +219,15 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; co
 .probs { font-size: .85em; color: #444; }
 .legend { display: inline-block; width: 12em; height: 1em; vertical-align: middle;
           background: linear-gradient(to right, rgba(220,38,38,.05), rgba(220,38,38,.9)); }
+.legend-signed { display: inline-block; width: 16em; height: 1em; vertical-align: middle;
+          background: linear-gradient(to right, rgba(118,42,131,.9), rgba(118,42,131,.05),
+                                      white, rgba(27,120,55,.05), rgba(27,120,55,.9)); }
+.panels { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2em; }
+.panel { min-width: 0; }
+.panel-title { font-size: .85em; font-weight: 600; color: #333; margin-top: .4em; }
+.a { padding: 2px 3px; margin: 0 1px; border-radius: 3px; }
+.a.strong { color: white; }
+.note { font-size: .8em; color: #555; }
 img { max-width: 100%; display: block; margin-top: .5em; }
 """
 
@@ -298,26 +325,116 @@ def hierarchical_heatmap(explanation, word_layer, sentence_layer, path, title=""
     return _save(fig, path)
 
 
-def attention_html(explanations, path, class_names=None, title="Attention", images=None):
+METHOD_NAMES = {"gradient_x_input": "gradient × input",
+                "integrated_gradients": "integrated gradients",
+                "leave_one_out": "leave-one-out", "attention": "attention",
+                "rollout": "attention rollout"}
+
+
+def _attribution_lines(attribution, names):
+    """HTML of one document's token attribution: the words (one line per sentence of a
+    hierarchical model) coloured by the signed score / the document's largest |score|."""
+    scores = attribution.flat_scores
+    finite = np.abs(scores[np.isfinite(scores)])
+    top = float(finite.max()) if finite.size else 0.0
+    target = names[attribution.target] if attribution.target < len(names) \
+        else str(attribution.target)
+    method = METHOD_NAMES.get(attribution.method, attribution.method)
+
+    def spans(words, values):
+        out = []
+        for w, v in zip(words, values):
+            scaled = float(v) / top if top > 0 else 0.0
+            strong = " strong" if abs(scaled) > 0.6 else ""
+            out.append(f"<span class='a{strong}' style='background:{_diverging(scaled)}' "
+                       f"title='{float(v):+.4f}'>{html.escape(str(w))}</span>")
+        return " ".join(out)
+
+    lines = [f"<div class='panel-title'>{html.escape(method)} for class "
+             f"{html.escape(str(target))}</div><div class='layer attribution' "
+             f"data-method='{html.escape(attribution.method)}'>"]
+    if attribution.hierarchical:
+        for words, values in zip(attribution.tokens, attribution.scores):
+            lines.append(f"<div class='attr-sentence'>{spans(words, values)}</div>")
+    else:
+        lines.append(spans(attribution.tokens, scores))
+    lines.append("</div>")
+    gap = attribution.extras.get("completeness_gap")
+    note = f"sum of scores {float(np.nansum(scores)):+.3f}"
+    if gap is not None:
+        note += (f"; p(class) − p(baseline) = "
+                 f"{float(np.nansum(scores)) + float(gap):+.3f}")
+    lines.append(f"<div class='note'>{note}</div>")
+    return lines
+
+
+def _attention_lines(ex):
+    """HTML of one document's attention: one line per layer (IRAM: per step)."""
+    if ex.hierarchical:
+        return _hierarchical_lines(ex) if ex.tokens else []
+    parts = []
+    for name, weights in ex.attention.items():
+        if not ex.tokens:
+            break
+        if ex.axes[name] == ("step", "memory"):
+            parts.extend(_step_lines(name, weights, ex.tokens))
+            continue
+        received = received_attention(weights, ex.axes[name])
+        top = float(received.max()) if received.size else 0.0
+        spans = []
+        for word, value in zip(ex.tokens, received):
+            scaled = value / top if top > 0 else 0.0
+            spans.append(f"<span class='w' style='background:{_colour(scaled)}' "
+                         f"title='{value:.4f}'>{html.escape(word)}</span>")
+        parts.append(f"<div class='layer'><span class='layer-name'>{html.escape(name)}"
+                     f"</span>{' '.join(spans)}</div>")
+    return parts
+
+
+def attention_html(explanations, path, class_names=None, title="Attention", images=None,
+                   attributions=None):
     """Write the colour-map page.
 
     Args:
-        explanations: :class:`~kerasattn.interpret.attention.Explanation` objects.
+        explanations: :class:`~kerasattn.interpret.attention.Explanation` objects
+            (a model without attention: with an empty ``attention``).
         path: the ``.html`` file to write.
         class_names: label names (default: the class index).
         title: the page title.
         images: optional list (one per document) of lists of image paths to
             show under the document (e.g. its heatmaps), relative to the page.
+        attributions: optional list (one per document) of
+            :class:`~kerasattn.interpret.TokenAttribution` of the same texts
+            (or None): drawn beside the attention over the same words.
 
     Each word's intensity is the attention it receives divided by the largest
     in that document and layer, so every line uses the full scale; hovering a
-    word shows its raw weight.
+    word shows its raw weight. An attribution is scaled by the document's
+    largest |score|: green for the explained class, purple against it.
     """
+    legend = ("<p>Each word's colour is the attention it receives (mean over the words "
+              "attending to it), scaled to the document's largest: low "
+              "<span class='legend'></span> high.</p>")
+    if attributions is not None:
+        if len(attributions) != len(explanations):
+            raise ValueError(f"{len(attributions)} attributions for "
+                             f"{len(explanations)} explanations")
+        methods = sorted({METHOD_NAMES.get(a.method, a.method)
+                          for a in attributions if a is not None})
+        left = ("Left, <b>attention</b>: each word's colour is the attention it receives "
+                "(mean over the words attending to it), scaled to the document's largest: low "
+                "<span class='legend'></span> high. " if any(ex.attention for ex in explanations)
+                else "Left, <b>attention</b>: none (the model has no attention layer). ")
+        legend = ("<p class='legend-text'>" + left +
+                  f"Right, <b>{html.escape(', '.join(methods) or 'attribution')}</b>: each "
+                  "word's score for the explained (predicted) class, scaled to the "
+                  "document's largest |score|: against the class "
+                  "<span class='legend-signed'></span> for the class (purple: the word "
+                  "lowers the class's probability, green: it raises it, white: no effect). "
+                  "Hover a word for its raw value.</p>")
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
              f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
-             "<p>Each word's colour is the attention it receives (mean over the words "
-             "attending to it), scaled to the document's largest: low "
-             "<span class='legend'></span> high.</p>"]
+             legend]
     for d, ex in enumerate(explanations):
         probs = np.asarray(ex.probabilities, dtype=np.float64)
         names = class_names or [str(i) for i in range(len(probs))]
@@ -329,23 +446,18 @@ def attention_html(explanations, path, class_names=None, title="Attention", imag
                      + "</div>")
         if not ex.tokens:
             parts.append("<p><em>(empty text: no words)</em></p>")
-        if ex.hierarchical and ex.tokens:
-            parts.extend(_hierarchical_lines(ex))
-        for name, weights in ex.attention.items() if not ex.hierarchical else ():
-            if not ex.tokens:
-                break
-            if ex.axes[name] == ("step", "memory"):
-                parts.extend(_step_lines(name, weights, ex.tokens))
-                continue
-            received = received_attention(weights, ex.axes[name])
-            top = float(received.max()) if received.size else 0.0
-            spans = []
-            for word, value in zip(ex.tokens, received):
-                scaled = value / top if top > 0 else 0.0
-                spans.append(f"<span class='w' style='background:{_colour(scaled)}' "
-                             f"title='{value:.4f}'>{html.escape(word)}</span>")
-            parts.append(f"<div class='layer'><span class='layer-name'>{html.escape(name)}"
-                         f"</span>{' '.join(spans)}</div>")
+        attribution = attributions[d] if attributions is not None else None
+        if attribution is None:
+            parts.extend(_attention_lines(ex))
+        elif ex.tokens:
+            attention = _attention_lines(ex) or [
+                "<p class='note'>(this model has no attention layer)</p>"]
+            parts.append("<div class='panels'><div class='panel attention-panel'>"
+                         "<div class='panel-title'>attention</div>")
+            parts.extend(attention)
+            parts.append("</div><div class='panel attribution-panel'>")
+            parts.extend(_attribution_lines(attribution, names))
+            parts.append("</div></div>")
         for image in (images[d] if images else []):
             parts.append(f"<img src='{html.escape(image)}' alt='attention heatmap'>")
         parts.append("</div>")
