@@ -33,3 +33,17 @@ def write(path, text, mode="w"):
     with open(path, mode, encoding=None if "b" in mode else "utf-8") as fh:
         fh.write(text)
     return str(path)
+
+
+def require_browser():
+    """Chromium's path for a browser test; skips without one, but fails under CI (where
+    .ci/run installs it), so a browser test can never be skipped silently there."""
+    from kerasattn.interpret import render
+
+    path = render.find_browser()
+    if path is None:
+        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+            pytest.fail("CI is set but no Chromium was found: the browser tests must run "
+                        "(.ci/run installs it: apt-get install chromium)", pytrace=False)
+        pytest.skip("no Chromium (apt-get install chromium)")
+    return path

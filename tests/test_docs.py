@@ -34,6 +34,8 @@ import threading
 
 import pytest
 
+from tests.conftest import require_browser
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 RUNNABLE = {"python", "bash"}
@@ -280,29 +282,6 @@ def test_the_api_reference_covers_every_module(site):
 
 
 # -- the site in a browser -----------------------------------------------------------------
-
-def require_browser():
-    """Chromium's path; skips without one, or fails under CI (CI must never skip it)."""
-    from kerasattn.interpret.render import find_browser
-
-    path = find_browser()
-    if path is None:
-        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-            pytest.fail("CI is set but no Chromium was found: the docs browser test must run "
-                        "(.ci/run installs it: apt-get install chromium)", pytrace=False)
-        pytest.skip("no Chromium (apt-get install chromium)")
-    return path
-
-
-def test_without_a_browser_ci_fails_instead_of_skipping(monkeypatch):
-    monkeypatch.setattr("kerasattn.interpret.render.find_browser", lambda: None)
-    monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="CI is set but no Chromium"):
-        require_browser()
-    monkeypatch.setenv("CI", "")
-    with pytest.raises(pytest.skip.Exception):
-        require_browser()
-
 
 def _chromium(browser, url, *args, timeout=90):
     with tempfile.TemporaryDirectory() as profile:

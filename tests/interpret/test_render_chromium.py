@@ -4,29 +4,17 @@ Without a browser the test skips, except under CI (the environment variable CI
 set, as .ci/run does), where it fails: CI must never skip it silently.
 """
 
-import os
-
 import numpy as np
 import pytest
 
 from kerasattn.interpret import Explanation
 from kerasattn.interpret.plots import attention_html
-from kerasattn.interpret.render import find_browser, screenshot
-
-
-def require_browser():
-    """The browser's path; skips without one, or fails under CI."""
-    path = find_browser()
-    if path is None:
-        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-            pytest.fail("CI is set but no Chromium was found: the browser test must run "
-                        "(.ci/run installs it: apt-get install chromium)", pytrace=False)
-        pytest.skip("no Chromium (apt-get install chromium)")
-    return path
+from kerasattn.interpret.render import screenshot
+from tests.conftest import require_browser
 
 
 def test_without_a_browser_ci_fails_instead_of_skipping(monkeypatch):
-    monkeypatch.setattr(f"{__name__}.find_browser", lambda: None)
+    monkeypatch.setattr("kerasattn.interpret.render.find_browser", lambda: None)
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI is set but no Chromium"):
         require_browser()

@@ -29,22 +29,12 @@ import numpy as np
 import pytest
 
 from kerasattn.interpret.render import find_browser
+from tests.conftest import require_browser
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run",
          "--disable-default-apps", "--disable-extensions", "--disable-quic",
          "--mute-audio", "--hide-scrollbars")
-
-
-def require_browser():
-    """The browser's path; skips without one, or fails under CI."""
-    path = find_browser()
-    if path is None:
-        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-            pytest.fail("CI is set but no Chromium was found: the browser test must run "
-                        "(.ci/run installs it: apt-get install chromium)", pytrace=False)
-        pytest.skip("no Chromium (apt-get install chromium)")
-    return path
 
 
 _TRAMPOLINE = """\
@@ -234,16 +224,6 @@ def explain_on_page(browser, url, text, k=None):
 
 
 # -- the test ------------------------------------------------------------------------------
-
-def test_without_a_browser_ci_fails_instead_of_skipping(monkeypatch):
-    monkeypatch.setattr(f"{__name__}.find_browser", lambda: None)
-    monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="CI is set but no Chromium"):
-        require_browser()
-    monkeypatch.delenv("CI")
-    with pytest.raises(pytest.skip.Exception):
-        require_browser()
-
 
 TEXT = "a good film. really great fun, a lovely story"
 OPTIONS = {"sanet-base": ["embedding_dim=8", "d=8"],
