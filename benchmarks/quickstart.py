@@ -36,9 +36,8 @@ def measure(preset, dataset, epochs, seed):
 
 
 def main(argv=None):
-    import numpy as np
-
     from kerasattn import runs
+    from kerasattn.metrics import mean_std
 
     p = argparse.ArgumentParser(prog="python -m benchmarks.quickstart", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -53,9 +52,9 @@ def main(argv=None):
         accuracy, seconds = measure(args.preset, args.dataset, args.epochs, seed)
         rows.append({"seed": seed, "test_accuracy": accuracy, "fit_seconds": round(seconds, 1)})
         print(f"seed {seed}: test accuracy {accuracy:.4f} ({seconds:.0f} s)", flush=True)
-    acc = np.array([r["test_accuracy"] for r in rows])
+    mean, std = mean_std([r["test_accuracy"] for r in rows])
     summary = {"preset": args.preset, "dataset": args.dataset, "epochs": args.epochs,
-               "mean": float(acc.mean()), "std": float(acc.std(ddof=1)) if len(acc) > 1 else 0.0,
+               "mean": mean, "std": std,
                "runs": rows, "machine": runs.environment()["machine"],
                "measured": str(datetime.date.today())}
     command = (f"python -m benchmarks.quickstart --seeds {args.seeds} --preset {args.preset} "

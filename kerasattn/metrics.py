@@ -57,6 +57,50 @@ def format_metrics(m):
     return s
 
 
+def mean_std(values, ddof=1):
+    """Mean and standard deviation of the finite ``values``: ``ddof=1`` (the sample
+    standard deviation) for a spread over seeds, ``ddof=0`` for the spread of a whole
+    population (e.g. over a fixed set of documents). One value has a spread of 0; no
+    finite value gives ``(nan, nan)``."""
+    v = np.asarray(values, np.float64)
+    v = v[np.isfinite(v)]
+    if not len(v):
+        return float("nan"), float("nan")
+    return float(v.mean()), float(v.std(ddof=ddof)) if len(v) > ddof else 0.0
+
+
+def format_spread(values, digits=4):
+    """``"mean ± std"`` over seeds (:func:`mean_std`), or the value alone for one run."""
+    mean, std = mean_std(values)
+    return f"{mean:.{digits}f} ± {std:.{digits}f}" if len(values) > 1 else f"{mean:.{digits}f}"
+
+
+def early_stopping_replay(val_accuracy, patience):
+    """What ``--early-stopping PATIENCE`` would have done to a run that trained every
+    epoch: given its validation accuracy per epoch, the epochs it would have run, the
+    best epoch it would have kept (1-based; the first of equal maxima, as Keras keeps
+    it) and whether that is the full run's best epoch (then its test figures are the
+    same)."""
+    values = [float(v) for v in val_accuracy]
+    if not values:
+        raise ValueError("no epochs")
+    if patience < 1:
+        raise ValueError(f"patience must be >= 1, got {patience}")
+    best, waited, ran = 0, 0, len(values)
+    for epoch in range(1, len(values)):
+        if values[epoch] > values[best]:
+            best, waited = epoch, 0
+        else:
+            waited += 1
+            if waited >= patience:
+                ran = epoch + 1
+                break
+    full_best = int(max(range(len(values)), key=lambda e: (values[e], -e)))
+    return {"epochs_run": ran, "best_epoch": best + 1, "val_accuracy": values[best],
+            "full_best_epoch": full_best + 1, "full_val_accuracy": values[full_best],
+            "same_epoch": best == full_best}
+
+
 # a run whose best validation accuracy is no more than this above always predicting
 # the most frequent class did not learn
 LEARNING_MARGIN = 0.02

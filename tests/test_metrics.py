@@ -37,3 +37,34 @@ def test_rejects_nan_and_wrong_shapes():
         classification_metrics([0], np.array([[np.nan, 1.0]]), ["a", "b"])
     with pytest.raises(ValueError, match="must be"):
         classification_metrics([0, 1], np.array([[0.5, 0.5]]), ["a", "b"])
+
+
+def test_mean_std_over_seeds_and_over_a_population():
+    from kerasattn.metrics import format_spread, mean_std
+
+    assert mean_std([0.8, 0.82, 0.84]) == pytest.approx((0.82, 0.02))  # sample std
+    assert mean_std([1.0, 3.0], ddof=0) == (2.0, 1.0)
+    assert mean_std([0.7]) == (0.7, 0.0)
+    assert mean_std([1.0, float("nan"), 3.0], ddof=0) == (2.0, 1.0)  # non-finite dropped
+    assert all(np.isnan(mean_std([float("nan")])))
+    assert format_spread([0.8, 0.82, 0.84]) == "0.8200 ± 0.0200"
+    assert format_spread([0.81234]) == "0.8123"
+
+
+def test_early_stopping_replay_by_hand():
+    from kerasattn.metrics import early_stopping_replay
+
+    curve = [0.70, 0.78, 0.77, 0.76, 0.80, 0.79]
+    r = early_stopping_replay(curve, patience=2)  # stops after epochs 3 and 4 fail
+    assert (r["epochs_run"], r["best_epoch"], r["full_best_epoch"], r["same_epoch"]) == \
+        (4, 2, 5, False)
+    assert r["val_accuracy"] == 0.78 and r["full_val_accuracy"] == 0.80
+    r = early_stopping_replay(curve, patience=3)  # epoch 5 arrives in time
+    assert (r["epochs_run"], r["best_epoch"], r["same_epoch"]) == (6, 5, True)
+    # equal maxima: the first is kept, and a tie is no improvement
+    r = early_stopping_replay([0.8, 0.8, 0.8], patience=1)
+    assert (r["epochs_run"], r["best_epoch"], r["same_epoch"]) == (2, 1, True)
+    with pytest.raises(ValueError):
+        early_stopping_replay([], 2)
+    with pytest.raises(ValueError):
+        early_stopping_replay([0.5], 0)

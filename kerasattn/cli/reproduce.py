@@ -100,8 +100,8 @@ class ExperimentError(ValueError):
 # IRAM §4.3: the same recipe with the regulariser off, at the paper's strength,
 # and 100 times stronger.
 IRAM_GAMMAS = (0.0, 3e-4, 3e-2)
-IRAM_REGULARISER_TRAINING = ["--model", "iram-vanilla", "--dataset", "sst2", "--epochs", "4",
-                             "--seed", "0"]
+IRAM_REGULARISER_TRAINING = ["--model", "iram-vanilla", "--dataset", "sst2", "--recipe", "paper",
+                             "--epochs", "4", "--seed", "0"]
 
 
 def _matrices(explanations, layer):
@@ -169,6 +169,51 @@ def _run_training(cli, name, output_dir):
     print("$", " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True)
     return os.path.join(output_dir, name)
+
+
+def _train_seeds(cli, name, output_dir, seeds=1):
+    """Run directories of training seeds 0 … seeds-1: seed 0 is NAME with ``cli`` as
+    given, seed s is NAME-seedS with ``--seed s`` added (each reused when finished)."""
+    return [_run_training(cli if s == 0 else [*cli, "--seed", str(s)],
+                          name if s == 0 else f"{name}-seed{s}", output_dir)
+            for s in range(seeds)]
+
+
+def over_seeds(records):
+    """One record of several seeds' records (dicts of the same keys): the mean of each
+    number, ``accuracy_std`` (the sample standard deviation over seeds; None for one
+    seed), each seed's accuracy, best epochs and commands; the first seed's run directory
+    (and every seed's in ``run_dirs``)."""
+    from kerasattn.metrics import mean_std
+
+    out = dict(records[0])
+    for key, value in records[0].items():
+        if isinstance(value, float):
+            out[key] = mean_std([r[key] for r in records])[0]
+    out["seeds"] = len(records)
+    out["accuracy_std"] = (mean_std([r["accuracy"] for r in records])[1]
+                           if len(records) > 1 else None)
+    out["seed_accuracies"] = [r["accuracy"] for r in records]
+    out["best_epochs"] = [r.get("best_epoch") for r in records]
+    out["commands"] = [r["command"] for r in records]
+    out["run_dirs"] = [r["run_dir"] for r in records if "run_dir" in r]
+    return out
+
+
+def _acc(record, key="accuracy"):
+    """An accuracy cell: ``mean ± std`` over seeds, or the one run's value."""
+    std = record.get(f"{key}_std")
+    return f"{record[key]:.4f}" + ("" if std is None else f" ± {std:.4f}")
+
+
+def _epochs(record):
+    return "/".join(str(e) for e in record.get("best_epochs") or [record.get("best_epoch")])
+
+
+def _seeds_note(seeds):
+    return ("" if seeds == 1 else f" Each row: mean ± standard deviation over {seeds} "
+            f"training seeds (0 … {seeds - 1}; run names end -seedS for S > 0); the other "
+            "columns are means, ROC curves and plots show seed 0.")
 
 
 def _fmt(x):
@@ -315,16 +360,21 @@ def write_iram_regulariser(records, path):
         "mean over test texts of the mean off-diagonal entry of A Aᵀ (A: the T × (N + T − 1) "
         "step × memory weights; 1 = every step puts all its weight on the same element). "
         "Same peak: the share of test texts whose T steps all attend most to the same element. "
-        "Summary weight: the mean weight a step gives the earlier summaries.",
+        "Summary weight: the mean weight a step gives the earlier summaries. With "
+        "`--seeds N` a row gives the test accuracy as mean ± standard deviation over the "
+        "seeds and the means of the other columns.",
         "",
         "| γ | test accuracy | overlap | same peak | summary weight | best epoch | seconds "
         "| command |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['gamma']:g} | {r['test_accuracy']:.4f} | {r['overlap']:.3f} | "
-                     f"{r['same_argmax']:.1%} | {r['summary_weight']:.3f} | {r['best_epoch']} | "
-                     f"{r['seconds']:.0f} | `{r['command']}` |")
+        accuracy = _acc({"accuracy": r["test_accuracy"],
+                         "accuracy_std": r.get("accuracy_std")})
+        commands = "<br>".join(f"`{c}`" for c in r.get("commands") or [r["command"]])
+        lines.append(f"| {r['gamma']:g} | {accuracy} | {r['overlap']:.3f} | "
+                     f"{r['same_argmax']:.1%} | {r['summary_weight']:.3f} | {_epochs(r)} | "
+                     f"{r['seconds']:.0f} | {commands} |")
     off = [r for r in rows if r["gamma"] == 0]
     on = [r for r in rows if r["gamma"] > 0]
     if off and on:
@@ -342,31 +392,40 @@ def write_iram_regulariser(records, path):
 
 
 def iram_regulariser(run_dirs, output_dir, results_dir, data_dir=None, limit=None,
-                     dataset=None):
+                     dataset=None, seeds=1):
     from kerasattn import runs
 
     if dataset not in (None, "sst2"):
         raise ExperimentError("iram-regulariser trains on sst2 (the paper's §4.3); give runs "
                               "trained elsewhere with --run")
-    if not run_dirs:
-        run_dirs = [_run_training(IRAM_REGULARISER_TRAINING + ["--model-option", f"gamma={g}"],
-                                  f"iram-vanilla-sst2-gamma{g:g}", output_dir)
-                    for g in IRAM_GAMMAS]
+    if run_dirs:
+        groups = [[d] for d in run_dirs]  # given runs: one row each
+    else:
+        groups = [_train_seeds(IRAM_REGULARISER_TRAINING + ["--model-option", f"gamma={g}"],
+                               f"iram-vanilla-sst2-gamma{g:g}", output_dir, seeds)
+                  for g in IRAM_GAMMAS]
     json_path, records = _records(results_dir, "iram_regulariser.json")
-    for run_dir in run_dirs:
-        config, stats = step_statistics_of_run(run_dir, data_dir=data_dir, limit=limit)
-        first = next(iter(stats.values()))
-        metrics = runs.read_json(os.path.join(run_dir, runs.METRICS))
+    for group in groups:
+        per_seed = []
+        for run_dir in group:
+            config, stats = step_statistics_of_run(run_dir, data_dir=data_dir, limit=limit)
+            first = next(iter(stats.values()))
+            metrics = runs.read_json(os.path.join(run_dir, runs.METRICS))
+            per_seed.append({
+                **{k: float(v) if isinstance(v, (int, float)) and k != "documents" else v
+                   for k, v in first.items()},
+                "accuracy": metrics["test"]["accuracy"], "best_epoch": metrics.get("best_epoch"),
+                "seconds": float(metrics.get("train_seconds", 0)), "command": config["command"],
+                "run_dir": run_dir})
         gamma = _gamma(config)
+        record = over_seeds(per_seed)
         records[f"{config['model']} {config['dataset']} gamma={gamma:g}"] = {
-            "gamma": gamma, "model": config["model"], "dataset": config["dataset"], **first,
-            "test_accuracy": metrics["test"]["accuracy"],
-            "best_epoch": metrics.get("best_epoch"), "seconds": metrics.get("train_seconds", 0),
-            "command": config["command"], "measured": str(datetime.date.today()),
+            "gamma": gamma, "model": config["model"], "dataset": config["dataset"], **record,
+            "test_accuracy": record["accuracy"], "measured": str(datetime.date.today()),
         }
         runs.write_json(json_path, records)
-        print(f"γ = {gamma:g}: test accuracy {metrics['test']['accuracy']:.4f}, overlap "
-              f"{first['overlap']:.3f}, same peak {first['same_argmax']:.1%}", flush=True)
+        print(f"γ = {gamma:g}: test accuracy {_acc(record)}, overlap "
+              f"{record['overlap']:.3f}, same peak {record['same_argmax']:.1%}", flush=True)
     return write_iram_regulariser(records, os.path.join(results_dir, "iram_regulariser.md"))
 
 # Transformer paper (004) Table 2 (IMDB) and Table 3 (Yelp), one row per configuration of
@@ -445,7 +504,7 @@ def _write(path, lines):
 
 
 def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=None,
-                     dataset=None):
+                     dataset=None, seeds=1):
     from kerasattn import plots, runs
 
     if run_dirs:
@@ -454,10 +513,10 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
     dataset = dataset or "imdb"
     records = {}
     for layers, heads in TRANSFORMER_GRID:
-        run_dir = _run_training(_transformer_cli(dataset, layers, heads),
-                                f"transformer-{dataset}-l{layers}-h{heads}", output_dir)
+        dirs = _train_seeds(_transformer_cli(dataset, layers, heads),
+                            f"transformer-{dataset}-l{layers}-h{heads}", output_dir, seeds)
         records[f"{layers}x{heads}"] = {"layers": layers, "heads": heads,
-                                        **_test_record(run_dir)}
+                                        **over_seeds([_test_record(d) for d in dirs])}
     os.makedirs(results_dir, exist_ok=True)
     stem = os.path.join(results_dir, f"transformer_grid_{dataset}")
     runs.write_json(stem + ".json", records)
@@ -478,7 +537,7 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
         f"its {paper_name} table"
         + (": the paper used a random 40k/5k/5k split, we use the official 25k/25k split."
            if dataset == "imdb" else " (Yelp is not mirrored here: a different dataset, shown "
-           "for scale only)."),
+           "for scale only).") + _seeds_note(seeds),
         "",
         "| layers | heads | accuracy | F1 | precision | recall | loss | paper A | paper F1 "
         "| paper P | paper R | paper L | best epoch | train s |",
@@ -486,22 +545,23 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
     ]
     for r in records.values():
         p = paper[(r["layers"], r["heads"])]
-        lines.append(f"| {r['layers']} | {r['heads']} | {r['accuracy']:.4f} | {r['f1']:.4f} | "
+        lines.append(f"| {r['layers']} | {r['heads']} | {_acc(r)} | {r['f1']:.4f} | "
                      f"{r['precision']:.4f} | {r['recall']:.4f} | {r['loss']:.4f} | "
                      + " | ".join(f"{v:.3f}" for v in p)
-                     + f" | {r['best_epoch']} | {r['seconds']:.0f} |")
+                     + f" | {_epochs(r)} | {r['seconds']:.0f} |")
     lines += ["", f"Best by validation accuracy: {best['layers']} layer(s) × {best['heads']} "
-              f"head(s), test accuracy {best['accuracy']:.4f}; best test accuracy of the grid "
+              f"head(s), test accuracy {_acc(best)}; best test accuracy of the grid "
               f"{max(r['accuracy'] for r in records.values()):.4f} (paper: "
               f"{max(v[0] for v in paper.values()):.3f}).",
-              "", "Commands: " + "; ".join(f"`{r['command']}`" for r in records.values()),
+              "", "Commands: " + "; ".join(f"`{c}`" for r in records.values()
+                                           for c in r["commands"]),
               "", f"ROC curves of all twelve: `transformer_grid_{dataset}_roc.png`."
               if binary else ""]
     return _write(stem + ".md", lines)
 
 
 def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limit=None,
-                          dataset=None):
+                          dataset=None, seeds=1):
     from kerasattn import plots, runs
 
     if run_dirs:
@@ -514,9 +574,14 @@ def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limi
     best = max(runs.read_json(grid_path).values(), key=lambda r: r["val_accuracy"])
     records = {}
     for name in BASELINE_MODELS:
-        records[name] = _test_record(_run_training(_baseline_cli(dataset, name),
-                                                   f"{name}-{dataset}-table1", output_dir))
-    records["transformer"] = {**_test_record(best["run_dir"]),
+        dirs = _train_seeds(_baseline_cli(dataset, name), f"{name}-{dataset}-table1",
+                            output_dir, seeds)
+        records[name] = over_seeds([_test_record(d) for d in dirs])
+    best_dirs = best.get("run_dirs") or [best["run_dir"]]
+    if len(best_dirs) != seeds:
+        raise ExperimentError(f"{grid_path} holds {len(best_dirs)} seed(s) of each configuration; "
+                              f"run the grid with --seeds {seeds} first")
+    records["transformer"] = {**over_seeds([_test_record(d) for d in best_dirs]),
                               "note": f"{best['layers']} layer(s) x {best['heads']} head(s)"}
     os.makedirs(results_dir, exist_ok=True)
     stem = os.path.join(results_dir, f"transformer_baselines_{dataset}")
@@ -530,7 +595,8 @@ def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limi
         f"Written by `python -m training.reproduce --experiment transformer-baselines "
         f"--dataset {dataset}`. Test split; each run keeps its best epoch on validation "
         f"accuracy. Paper: IMDB with a random 40k/5k/5k split"
-        + ("" if dataset == "imdb" else " (a different dataset: for scale only)") + ".",
+        + ("" if dataset == "imdb" else " (a different dataset: for scale only)") + "."
+        + _seeds_note(seeds),
         "",
         "| model | accuracy | loss | paper accuracy | paper loss | best epoch | train s |",
         "|---|---|---|---|---|---|---|",
@@ -538,9 +604,10 @@ def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limi
     for name, r in records.items():
         label = name + (f" ({r['note']})" if "note" in r else "")
         pa, pl = PAPER_TABLE1[name]
-        lines.append(f"| {label} | {r['accuracy']:.4f} | {r['loss']:.4f} | {pa:.3f} | "
-                     f"{pl:.3f} | {r['best_epoch']} | {r['seconds']:.0f} |")
-    lines += ["", "Commands: " + "; ".join(f"`{r['command']}`" for r in records.values()),
+        lines.append(f"| {label} | {_acc(r)} | {r['loss']:.4f} | {pa:.3f} | "
+                     f"{pl:.3f} | {_epochs(r)} | {r['seconds']:.0f} |")
+    lines += ["", "Commands: " + "; ".join(f"`{c}`" for r in records.values()
+                                           for c in r["commands"]),
               "", f"Validation accuracy and loss per epoch: "
               f"`transformer_baselines_{dataset}_curves.png`."]
     return _write(stem + ".md", lines)
@@ -557,8 +624,8 @@ FAITHFULNESS_TRAINING = {
         "HCAN": ["--model", "hcan-2sa-target", "--dataset", "sst2", "--epochs", "4",
                  "--learning-rate", "0.0005", "--model-option", "d=128",
                  "--model-option", "embedding_dim=128"],
-        "IRAM": ["--model", "iram-vanilla", "--dataset", "sst2", "--epochs", "4",
-                 "--model-option", "units=100"],
+        "IRAM": ["--model", "iram-vanilla", "--dataset", "sst2", "--recipe", "paper",
+                 "--epochs", "4", "--model-option", "units=100"],
         "Transformer": ["--model", "transformer", "--dataset", "sst2", "--epochs", "4"],
         "CNN": ["--model", "cnn", "--dataset", "sst2", "--epochs", "6"],
         "GRU": ["--model", "gru", "--dataset", "sst2", "--epochs", "6"],
@@ -633,7 +700,8 @@ def faithfulness_of_run(run_dir, sample=FAITHFULNESS_SAMPLE, seed=0,
     from kerasattn.interpret.attributions import (METHODS, applicable_methods,
                                                   explain_tokens, predict_probabilities,
                                                   prepare_documents)
-    from kerasattn.interpret.faithfulness import (DEFAULT_KS, _erasure_row, _mean_std,
+    from kerasattn.metrics import mean_std
+    from kerasattn.interpret.faithfulness import (DEFAULT_KS, erasure_row,
                                                   erasure, permutation_test, pooling_layers,
                                                   random_erasure, rank_agreement)
 
@@ -649,7 +717,7 @@ def faithfulness_of_run(run_dir, sample=FAITHFULNESS_SAMPLE, seed=0,
                                          batch_size=batch_size)
         scores = erasure(model, explanations[m], ks, False, batch_size)
         curves[m] = (scores.comprehensiveness_aopc, scores.sufficiency_aopc)
-        rows.append({**_erasure_row(m, scores, ks),
+        rows.append({**erasure_row(m, scores, ks),
                      "seconds": round(time.perf_counter() - start, 1)})
         print(f"  {m}: comprehensiveness {rows[-1]['comprehensiveness_aopc']:.3f}, "
               f"sufficiency {rows[-1]['sufficiency_aopc']:.3f} "
@@ -657,7 +725,7 @@ def faithfulness_of_run(run_dir, sample=FAITHFULNESS_SAMPLE, seed=0,
     start = time.perf_counter()
     scores = random_erasure(model, docs, None, ks, random_draws, seed, None, batch_size)
     curves["random"] = (scores.comprehensiveness_aopc, scores.sufficiency_aopc)
-    rows.append({**_erasure_row("random", scores, ks),
+    rows.append({**erasure_row("random", scores, ks),
                  "seconds": round(time.perf_counter() - start, 1)})
     predicted = np.argmax(predict_probabilities(model, docs, batch_size), axis=1)
     accuracy = float(np.mean(predicted == np.asarray(labels)))
@@ -668,18 +736,18 @@ def faithfulness_of_run(run_dir, sample=FAITHFULNESS_SAMPLE, seed=0,
               if m not in ("attention", "leave_one_out") and "leave_one_out" in methods]
     for a, b in pairs:
         tau = rank_agreement(explanations[a], explanations[b], magnitude=True)
-        mean, std = _mean_std(tau)
+        mean, std = mean_std(tau, ddof=0)
         rows.append({"kind": "agreement", "method": f"{a}~{b}", "kendall_tau": mean,
                      "kendall_tau_std": std, "documents": int(np.isfinite(tau).sum())})
     if pooling_layers(model):
         start = time.perf_counter()
         results = permutation_test(model, docs, None, None, num_permutations, seed, batch_size)
-        mean, std = _mean_std([r.median_tvd for r in results])
+        mean, std = mean_std([r.median_tvd for r in results], ddof=0)
         flips = np.concatenate([r.flipped for r in results])
         rows.append({"kind": "permutation", "method": f"permute {results[0].layer}",
                      "median_tvd": mean, "median_tvd_std": std,
                      "flip_rate": float(flips.mean()),
-                     "max_attention": _mean_std([r.max_attention for r in results])[0],
+                     "max_attention": mean_std([r.max_attention for r in results], ddof=0)[0],
                      "documents": len(results),
                      "seconds": round(time.perf_counter() - start, 1)})
     paired = {}
@@ -1035,6 +1103,8 @@ def faithfulness(run_dirs, output_dir, results_dir, data_dir=None, limit=None, d
 EXPERIMENTS = {"sanet-table2": sanet_table2, "iram-regulariser": iram_regulariser,
                "transformer-grid": transformer_grid,
                "transformer-baselines": transformer_baselines, "faithfulness": faithfulness}
+# the experiments that train their runs with --seeds N (faithfulness has its own options)
+SEEDED = {"iram-regulariser", "transformer-grid", "transformer-baselines"}
 
 
 def main(argv=None):
@@ -1050,6 +1120,10 @@ def main(argv=None):
     p.add_argument("--limit", type=int, help="measure only the first N test texts")
     p.add_argument("--dataset", help="the dataset of the transformer experiments (default "
                                      "imdb) and of faithfulness (sst2 or imdb; default sst2)")
+    p.add_argument("--seeds", type=int, default=1, metavar="N",
+                   help="training seeds per configuration when training (0 … N-1; default 1): "
+                        "accuracy as mean ± standard deviation over them (iram-regulariser, "
+                        "transformer-grid, transformer-baselines, faithfulness)")
     g = p.add_argument_group("faithfulness")
     g.add_argument("--sample", type=int, default=FAITHFULNESS_SAMPLE, metavar="N",
                    help=f"test texts explained (seeded sample; default {FAITHFULNESS_SAMPLE})")
@@ -1057,8 +1131,6 @@ def main(argv=None):
                    help="seeds the sample, the random baseline and the permutations")
     g.add_argument("--ig-steps", type=int, default=FAITHFULNESS_IG_STEPS, metavar="N",
                    help=f"integrated gradients' steps (default {FAITHFULNESS_IG_STEPS})")
-    g.add_argument("--seeds", type=int, default=1, metavar="N",
-                   help="training seeds per family when training (0 … N-1; default 1)")
     g.add_argument("--random-draws", type=int, default=FAITHFULNESS_RANDOM_DRAWS, metavar="N",
                    help="random rankings per text (default "
                         f"{FAITHFULNESS_RANDOM_DRAWS})")
@@ -1071,11 +1143,18 @@ def main(argv=None):
             p.error(f"{run} is not a run directory (no config.json)")
     from kerasattn.data.datasets import DatasetError
 
+    if args.seeds < 1:
+        p.error("--seeds must be >= 1")
     options = {}
     if args.experiment == "faithfulness":
         options = dict(sample=args.sample, seed=args.seed, ig_steps=args.ig_steps,
                        seeds=args.seeds, random_draws=args.random_draws,
                        permutations=args.permutations)
+    elif args.experiment in SEEDED:
+        options = dict(seeds=args.seeds)
+    elif args.seeds != 1:
+        p.error(f"--seeds: {args.experiment} measures given or single runs; it applies to "
+                f"{', '.join(sorted(SEEDED | {'faithfulness'}))}")
     try:
         print(EXPERIMENTS[args.experiment](args.run, args.output_dir, args.results_dir,
                                            args.data_dir, args.limit, dataset=args.dataset,

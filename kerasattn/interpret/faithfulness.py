@@ -43,6 +43,7 @@ import math
 import numpy as np
 
 from kerasattn.interpret.attention import _pad
+from kerasattn.metrics import mean_std
 from kerasattn.interpret.attributions import (METHODS, _chunks, _unwrap, applicable_methods,
                                               explain_tokens, is_hierarchical, keep_tokens,
                                               num_tokens, predict_probabilities,
@@ -417,14 +418,14 @@ def permutation_test(model, texts_or_ids, preprocessor=None, layer=None, num_per
 # -- the report ----------------------------------------------------------------------------
 
 def _mean_std(values):
-    v = np.asarray(values, np.float64)
-    v = v[np.isfinite(v)]
-    if not len(v):
-        return float("nan"), float("nan")
-    return float(v.mean()), float(v.std())
+    # over the documents of a fixed sample: the population's spread
+    return mean_std(values, ddof=0)
 
 
-def _erasure_row(method, scores, ks):
+def erasure_row(method, scores, ks):
+    """The report's row of one method's :func:`erasure` (or :func:`random_erasure`)
+    scores: comprehensiveness and sufficiency AOPC (mean and standard deviation over
+    the documents) and the mean at each ``k``."""
     row = {"kind": "erasure", "method": method, "documents": len(scores.probabilities)}
     row["comprehensiveness_aopc"], row["comprehensiveness_aopc_std"] = \
         _mean_std(scores.comprehensiveness_aopc)
@@ -494,9 +495,9 @@ def faithfulness_report(model, texts, labels=None, preprocessor=None, methods=No
     rows = []
     for m in methods:
         # attention and rollout do not depend on a class: they explain the predicted one
-        rows.append(_erasure_row(m, erasure(model, explanations[m], ks, magnitude, batch_size),
+        rows.append(erasure_row(m, erasure(model, explanations[m], ks, magnitude, batch_size),
                                  ks))
-    rows.append(_erasure_row("random", random_erasure(model, ids, None, ks, random_draws, seed,
+    rows.append(erasure_row("random", random_erasure(model, ids, None, ks, random_draws, seed,
                                                       None, batch_size), ks))
     if accuracy is not None:
         for row in rows:

@@ -40,10 +40,44 @@ def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, mon
     assert os.path.getsize(os.path.join(results, "transformer_baselines_sst2_curves.png")) > 10000
 
 
+def test_seeds_give_mean_and_spread_and_keep_each_run(tmp_path, shared_data, monkeypatch):
+    import numpy as np
+
+    monkeypatch.setattr(reproduce, "TRANSFORMER_GRID", [(1, 1)])
+    small = ["--epochs", "1", "--model-option", "embedding_dim=8", "--model-option", "ff_dim=8"]
+    monkeypatch.setattr(reproduce, "_transformer_cli", lambda d, l, h: [
+        "--model", "transformer", "--dataset", d, "--layers", str(l), "--heads", str(h), *small])
+    monkeypatch.setattr(reproduce, "BASELINE_MODELS", ("mlp",))
+    monkeypatch.setattr(reproduce, "BASELINE_EPOCHS", 1)
+    out, results = str(tmp_path / "runs"), str(tmp_path / "results")
+    text = reproduce.transformer_grid([], out, results, dataset="sst2", seeds=2)
+    record = runs.read_json(os.path.join(results, "transformer_grid_sst2.json"))["1x1"]
+    seeds = [runs.read_json(os.path.join(out, name, runs.METRICS))["test"]["accuracy"]
+             for name in ("transformer-sst2-l1-h1", "transformer-sst2-l1-h1-seed1")]
+    assert record["seed_accuracies"] == seeds and record["seeds"] == 2
+    assert record["accuracy"] == pytest.approx(np.mean(seeds))
+    assert record["accuracy_std"] == pytest.approx(np.std(seeds, ddof=1))
+    assert f"{np.mean(seeds):.4f} ± {np.std(seeds, ddof=1):.4f}" in text
+    assert "--seed 1" in text and "over 2 training seeds" in text
+    with pytest.raises(reproduce.ExperimentError, match="--seeds 3"):
+        reproduce.transformer_baselines([], out, results, dataset="sst2", seeds=3)
+    text = reproduce.transformer_baselines([], out, results, dataset="sst2", seeds=2)
+    table = runs.read_json(os.path.join(results, "transformer_baselines_sst2.json"))
+    assert table["transformer"]["accuracy"] == record["accuracy"]
+    assert table["mlp"]["seeds"] == 2 and os.path.isdir(os.path.join(out, "mlp-sst2-table1-seed1"))
+    assert sum(" ± " in line for line in text.splitlines() if line.startswith("| ")) == 2
+
+
 def test_the_command_line_reports_bad_requests(tmp_path, capsys):
     code = reproduce.main(["--experiment", "sanet-table2", "--dataset", "imdb",
                            "--results-dir", str(tmp_path)])
     assert code == 2 and "sanet-table2 measures its four datasets" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        reproduce.main(["--experiment", "sanet-table2", "--seeds", "2"])
+    assert "--seeds: sanet-table2 measures given or single runs" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        reproduce.main(["--experiment", "transformer-grid", "--seeds", "0"])
+    assert "--seeds must be >= 1" in capsys.readouterr().err
 
 
 def test_portable_jobs_are_the_commands_reproduce_runs():
