@@ -184,8 +184,8 @@ class TextClassifier(keras.Model):
         self.preset = preset
         self._spec = spec
         self.recipe = recipe
-        chosen = recipes.get_recipe(preset, recipe)
-        # the recipe's settings over the preset's training defaults
+        chosen = recipes.get_recipe(preset, recipe, device="auto")
+        # the recipe's settings (sized for this machine) over the preset's training defaults
         self._settings = {**spec.training_defaults(), **chosen.train}
         self.model_options = {**chosen.model_options, **(model_options or {})}
         unknown = sorted(set(self.model_options) - set(spec.model_config))
@@ -245,7 +245,7 @@ class TextClassifier(keras.Model):
         spec = models.get_preset(preset)
         pre = None
         if vocabulary is not None:
-            settings = recipes.get_recipe(preset, recipe).train
+            settings = recipes.get_recipe(preset, recipe, device="auto").train
             pre = TextClassifierPreprocessor(vocabulary=vocabulary,
                                              **recipes.preprocessor_options(spec, **settings))
         clf = cls(preset, num_classes=num_classes, class_names=class_names, preprocessor=pre,

@@ -21,6 +21,10 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
     assert paper.train.optimizer == "grouped_sgd" and paper.model_config["scaled"] is False
     assert default.train.optimizer == "adam" and default.train.learning_rate == 0.001
     assert default.model_config["scaled"] is True and default.model_config["embedding_scale"] == 10
+    assert (paper.train.epochs, default.train.epochs) == (40, 10)
+    adjusted = RunConfig.create("sanet-base", "sst2", recipe="adjusted")
+    assert adjusted.train.epochs == 40 and adjusted.same_run(
+        RunConfig.create("sanet-base", "sst2", epochs=40).to_json())
     assert RunConfig.create("cnn", "sst2").same_run(RunConfig.create("cnn", "sst2",
                                                                      recipe="paper").to_json())
 
@@ -57,3 +61,37 @@ def test_a_registered_recipe_is_used_by_name(monkeypatch):
     assert "wide" in recipes.recipe_names("cnn")
     assert recipes.get_recipe("cnn", "wide").arguments() == [
         "--batch-size", "8", "--model-option", "filters=7"]
+
+
+def test_a_recipe_sized_for_the_cpu_applies_only_there():
+    cpu = RunConfig.create("iram-full", "sst2", device="cpu")
+    gpu = RunConfig.create("iram-full", "sst2", device="gpu")
+    assert (cpu.sized_for, cpu.model_config["units"], cpu.train.batch_size,
+            cpu.train.epochs) == ("cpu", 200, 64, 5)
+    assert (gpu.sized_for, gpu.model_config["units"], gpu.train.batch_size,
+            gpu.train.epochs) == ("gpu", 400, 32, 10)
+    assert gpu.train == RunConfig.create("iram-full", "sst2", recipe="paper").train
+    # flags still win, and the paper recipe is the paper's everywhere
+    flagged = RunConfig.create("iram-full", "sst2", device="cpu", batch_size=16,
+                               model_options={"units": 300})
+    assert (flagged.model_config["units"], flagged.train.batch_size) == (300, 16)
+    paper = RunConfig.create("iram-full", "sst2", recipe="paper", device="cpu")
+    assert paper.sized_for is None and paper.model_config["units"] == 400
+    # a recipe without CPU changes records no device
+    assert RunConfig.create("cnn", "sst2", device="cpu").sized_for is None
+    # auto: the device TensorFlow sees (no GPU in this suite's machines -> cpu)
+    auto = RunConfig.create("iram-full", "sst2")
+    assert auto.sized_for == recipes.current_device()
+    assert not cpu.same_run(gpu.to_json()) and cpu.same_run(cpu.to_json())
+    recipe = recipes.get_recipe("iram-vanilla", device="cpu")
+    assert recipe.cpu == {} and recipe.model_options == {"units": 200}
+    assert recipes.get_recipe("iram-vanilla").cpu  # as registered
+    with pytest.raises(ValueError, match="device must be"):
+        recipes.get_recipe("iram-vanilla").on("tpu")
+
+
+def test_cpu_changes_are_checked_when_registered():
+    with pytest.raises(ValueError, match="unknown CPU changes"):
+        recipes.register_recipe(recipes.Recipe("cnn", "tiny", cpu={"model_options": {"nosuch": 1}}))
+    with pytest.raises(ValueError, match="unknown CPU changes"):
+        recipes.register_recipe(recipes.Recipe("cnn", "tiny", cpu={"optimizer": "sgd"}))

@@ -86,6 +86,7 @@ class RunConfig:
     model_config: dict
     model_overrides: dict = dataclasses.field(default_factory=dict)
     recipe: str = "default"
+    sized_for: str | None = None
     seed: int = 0
     mixed_precision: str = "auto"
     jit_compile: bool = False
@@ -112,10 +113,12 @@ class RunConfig:
     def create(cls, model, dataset, recipe="default", model_options=None, seed=0,
                mixed_precision="auto", jit_compile=False, distribution="none",
                deterministic=False, stream=False, shuffle_buffer=100_000, early_stopping=None,
-               embeddings=None, command=None, flag=lambda key: key, **train):
+               embeddings=None, command=None, flag=lambda key: key, device="auto", **train):
         """The configuration of ``model`` on ``dataset``: the preset's defaults, then the
-        named ``recipe``'s settings, then ``train`` (any :class:`TrainSettings` field;
-        None keeps the recipe's) and ``model_options``. Raises :class:`ConfigError`."""
+        named ``recipe``'s settings (sized for ``device``: ``"cpu"``, ``"gpu"`` or
+        ``"auto"``, the one TensorFlow sees; see :class:`kerasattn.recipes.Recipe`), then
+        ``train`` (any :class:`TrainSettings` field; None keeps the recipe's) and
+        ``model_options``. Raises :class:`ConfigError`."""
         from kerasattn import models, recipes
 
         try:
@@ -127,7 +130,11 @@ class RunConfig:
             raise ConfigError(f"unknown training settings {unknown}; expected "
                               f"{', '.join(_TRAIN_FIELDS)}")
         try:
-            chosen = recipes.get_recipe(model, recipe)
+            registered = recipes.get_recipe(model, recipe)
+            sized_for = None
+            if registered.cpu:
+                sized_for = recipes.current_device() if device == "auto" else device
+            chosen = registered.on(sized_for or "gpu")
         except ValueError as e:
             raise ConfigError(str(e)) from None
         settings = {**preset.training_defaults(), **chosen.train,
@@ -150,7 +157,7 @@ class RunConfig:
         return cls(
             model=model, dataset=dataset, kind=preset.kind, hierarchical=preset.hierarchical,
             train=TrainSettings(**settings), model_config={**preset.model_config, **overrides},
-            model_overrides=overrides, recipe=recipe, seed=seed,
+            model_overrides=overrides, recipe=recipe, sized_for=sized_for, seed=seed,
             mixed_precision=mixed_precision, jit_compile=bool(jit_compile),
             distribution=distribution, deterministic=bool(deterministic), stream=bool(stream),
             shuffle_buffer=shuffle_buffer if stream else None, early_stopping=early_stopping,
@@ -188,6 +195,16 @@ class RunConfig:
                 return False
         mine = self.to_json()
         return all(stored.get(k) == mine[k] for k in self.SAME_RUN_KEYS)
+
+    def recipe_summary(self):
+        """One line of the settings a device-sized recipe changed (for the log)."""
+        from kerasattn import recipes
+
+        cpu = recipes.get_recipe(self.model, self.recipe).cpu
+        parts = [f"{k}={getattr(self.train, k)}" for k in cpu.get("train", {})]
+        parts += [f"{k}={self.model_config[k]}" for k in cpu.get("model_options", {})]
+        return ", ".join(parts) + (" (the GPU default is the paper's)"
+                                   if self.sized_for == "cpu" else "")
 
     def preprocessor_options(self):
         """The run's ``TextPreprocessor`` arguments."""

@@ -421,6 +421,9 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
                             dataset_sizes=sizes, environment=runs.environment())
     runs.write_json(os.path.join(run_dir, runs.CONFIG), config.to_json())
     log(f"run directory: {run_dir}")
+    if config.sized_for:
+        log(f"recipe {config.recipe!r} sized for the {config.sized_for.upper()}: "
+            f"{config.recipe_summary()}")
 
     try:
         if config.kind == "classical":
