@@ -19,6 +19,8 @@ COMMANDS = {
     "reproduce": ("reproduce", "reproduce a paper's experiment"),
     "portable": ("portable", "prepare token ids, then train on any Keras backend"),
     "serving-client": ("serving_client", "query a model behind TensorFlow Serving (gRPC)"),
+    "word-vectors": ("word_vectors", "train in-domain word vectors (GloVe format) for "
+                                     "--embeddings"),
 }
 
 USAGE = "usage: kerasattn <command> [args...]\n       kerasattn --help | --version"
