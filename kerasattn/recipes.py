@@ -36,14 +36,45 @@ def loss_and_accuracy(model):
 
 def make_optimizer(preset, optimizer=None, learning_rate=None):
     """The optimizer of ``preset``'s recipe. ``optimizer`` (a Keras optimizer name) and
-    ``learning_rate`` override the preset's; asking for the preset's own optimizer
-    name keeps its recipe (e.g. SANet's grouped learning rates) at that rate."""
+    ``learning_rate`` (a number or a schedule: :func:`learning_rate`) override the
+    preset's; asking for the preset's own optimizer name keeps its recipe (e.g. SANet's
+    grouped learning rates) at that rate."""
     defaults = preset.training_defaults()
     name = optimizer or defaults["optimizer"]
     rate = defaults["learning_rate"] if learning_rate is None else learning_rate
+    scheduled = isinstance(rate, keras.optimizers.schedules.LearningRateSchedule)
     if preset.make_optimizer is not None and name == defaults["optimizer"]:
-        return preset.make_optimizer(rate)
+        try:
+            return preset.make_optimizer(rate)
+        except TypeError:
+            if not scheduled:
+                raise
+            raise ValueError(f"{preset.name}'s own optimizer ({name}) takes no learning-rate "
+                             f"schedule; name another optimizer (e.g. adam)") from None
+    if scheduled:
+        return type(keras.optimizers.get(name))(learning_rate=rate)
     return keras.optimizers.get({"class_name": name, "config": {"learning_rate": rate}})
+
+
+def learning_rate(rate, schedule="constant", warmup=0.0, total_steps=None):
+    """The learning rate ``rate`` over ``total_steps`` training steps: a float for a
+    constant rate, else a ``keras.optimizers.schedules.CosineDecay``: linear warm-up from 0
+    over the first ``warmup`` share of the steps, then constant (``"constant"``) or
+    cosine decay to 0 (``"cosine"``)."""
+    if schedule not in ("constant", "cosine"):
+        raise ValueError(f"unknown learning-rate schedule {schedule!r}; expected constant "
+                         f"or cosine")
+    if not 0 <= warmup < 1:
+        raise ValueError(f"warmup is a share of the steps in [0, 1), got {warmup}")
+    if schedule == "constant" and not warmup:
+        return rate
+    if not total_steps or total_steps < 1:
+        raise ValueError("a learning-rate schedule needs the number of training steps")
+    warm = int(round(warmup * total_steps))
+    return keras.optimizers.schedules.CosineDecay(
+        initial_learning_rate=0.0 if warm else rate, decay_steps=max(1, total_steps - warm),
+        alpha=1.0 if schedule == "constant" else 0.0,
+        warmup_target=rate if warm else None, warmup_steps=warm)
 
 
 def preprocessor_options(preset, **overrides):

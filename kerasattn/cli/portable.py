@@ -252,7 +252,7 @@ def fit(run_dir, mixed_precision="off", verbose=2):
 
     from kerasattn import models, runs
     from kerasattn.metrics import classification_metrics, format_metrics
-    from kerasattn.recipes import loss_and_accuracy, make_optimizer, set_precision
+    from kerasattn.recipes import learning_rate, loss_and_accuracy, make_optimizer, set_precision
 
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
     if "arrays" not in config:
@@ -268,7 +268,10 @@ def fit(run_dir, mixed_precision="off", verbose=2):
                        **config["model_overrides"])
     loss, accuracy = loss_and_accuracy(model)
     # weighted: the zero-weight rows that pad a batch do not count
-    model.compile(optimizer=make_optimizer(preset, train["optimizer"], train["learning_rate"]),
+    steps = train["epochs"] * -(-len(data["train"].labels) // train["batch_size"])
+    rate = learning_rate(train["learning_rate"], train.get("lr_schedule", "constant"),
+                         train.get("warmup", 0.0), steps)
+    model.compile(optimizer=make_optimizer(preset, train["optimizer"], rate),
                   loss=loss,
                   weighted_metrics=[accuracy])
     bs = train["batch_size"]

@@ -53,6 +53,12 @@ def build_parser():
     p.add_argument("--batch-size", type=int)
     p.add_argument("--learning-rate", type=float)
     p.add_argument("--optimizer", help="Keras optimizer name, e.g. adam, sgd, rmsprop")
+    p.add_argument("--lr-schedule", choices=["constant", "cosine"],
+                   help="the learning rate over training: constant (default) or cosine decay "
+                        "to 0")
+    p.add_argument("--warmup", type=float, metavar="SHARE",
+                   help="raise the learning rate linearly from 0 over this share of the "
+                        "training steps first (e.g. 0.1)")
     p.add_argument("--max-length", type=int, help="truncate texts to this many tokens")
     p.add_argument("--max-sentences", type=int, help="hierarchical models: sentences per text")
     p.add_argument("--max-words", type=int, help="hierarchical models: words per sentence")

@@ -25,6 +25,11 @@ TRAIN_DEFAULTS = {
     "remove_stopwords": False,
     "max_sentences": None,
     "max_words": None,
+    # the learning rate over training: "constant", or "cosine" decay to 0 (Loshchilov &
+    # Hutter 2017); "warmup" is the share of all steps over which it first rises
+    # linearly from 0 (Goyal et al. 2017)
+    "lr_schedule": "constant",
+    "warmup": 0.0,
 }
 
 

@@ -30,6 +30,7 @@ LOWER_BOUNDS = {
     "shuffle_buffer": (1, "rows"),
 }
 MIXED_PRECISION = ("auto", "off", "float16", "bfloat16")
+LR_SCHEDULES = ("constant", "cosine")
 DISTRIBUTIONS = ("none", "mirrored", "multiworker")
 
 
@@ -43,6 +44,14 @@ def check_settings(values, flag=lambda key: key):
     rate = values.get("learning_rate")
     if rate is not None and not rate > 0:
         raise ConfigError(f"{flag('learning_rate')} must be > 0, got {rate}")
+    schedule = values.get("lr_schedule")
+    if schedule is not None and schedule not in LR_SCHEDULES:
+        raise ConfigError(f"{flag('lr_schedule')} must be one of {', '.join(LR_SCHEDULES)}, "
+                          f"got {schedule!r}")
+    warmup = values.get("warmup")
+    if warmup is not None and not 0 <= warmup < 1:
+        raise ConfigError(f"{flag('warmup')} is a share of the training steps, in [0, 1); "
+                          f"got {warmup}")
     fraction = values.get("val_fraction")
     if fraction is not None and not 0 < fraction < 1:
         raise ConfigError(f"{flag('val_fraction')} must be between 0 and 1 (exclusive), "
@@ -67,6 +76,8 @@ class TrainSettings:
     remove_stopwords: bool = TRAIN_DEFAULTS["remove_stopwords"]
     max_sentences: int | None = TRAIN_DEFAULTS["max_sentences"]
     max_words: int | None = TRAIN_DEFAULTS["max_words"]
+    lr_schedule: str = TRAIN_DEFAULTS["lr_schedule"]
+    warmup: float = TRAIN_DEFAULTS["warmup"]
 
 
 _TRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(TrainSettings))
@@ -141,6 +152,9 @@ class RunConfig:
                     **{k: v for k, v in train.items() if v is not None}}
         check_settings({**settings, "early_stopping": early_stopping,
                         "shuffle_buffer": shuffle_buffer if stream else None}, flag)
+        if stream and (settings["lr_schedule"] != "constant" or settings["warmup"]):
+            raise ConfigError(f"{flag('lr_schedule')}/{flag('warmup')} need the number of "
+                              f"training steps, which a streamed dataset does not give")
         if mixed_precision not in MIXED_PRECISION:
             raise ConfigError(f"{flag('mixed_precision')} must be one of "
                               f"{', '.join(MIXED_PRECISION)}, got {mixed_precision!r}")
@@ -194,6 +208,8 @@ class RunConfig:
             except (OSError, ValueError):
                 return False
         mine = self.to_json()
+        if isinstance(stored.get("train"), dict):  # runs made before a setting existed
+            stored = {**stored, "train": {**TRAIN_DEFAULTS, **stored["train"]}}
         return all(stored.get(k) == mine[k] for k in self.SAME_RUN_KEYS)
 
     def recipe_summary(self):

@@ -115,8 +115,17 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
             log(f"embeddings from {config.embeddings}: {found:,} of "
                 f"{pre.vocabulary_size - 2:,} words found, the rest random")
         loss, accuracy = recipes.loss_and_accuracy(model)
-        model.compile(optimizer=recipes.make_optimizer(preset, train.optimizer,
-                                                       train.learning_rate),
+        rate = train.learning_rate
+        if train.lr_schedule != "constant" or train.warmup:  # not streamed (RunConfig)
+            steps = train.epochs * -(-len(ds.train) // bs)
+            rate = recipes.learning_rate(rate, train.lr_schedule, train.warmup, steps)
+            log(f"learning rate: {train.lr_schedule}, peak {train.learning_rate:g}, warm-up "
+                f"{train.warmup:g} of {steps:,} steps")
+        try:
+            optimizer = recipes.make_optimizer(preset, train.optimizer, rate)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        model.compile(optimizer=optimizer,
                       loss=loss, metrics=[accuracy], jit_compile=config.jit_compile)
         # built here, in the strategy's scope (BackupAndRestore would build it outside)
         model.optimizer.build(model.trainable_variables)

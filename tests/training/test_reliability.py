@@ -172,6 +172,11 @@ _BAD = [
     (["--run-name", "a/b"], "a run name is one directory name"),
     (["--run-name", ".."], "a run name is one directory name"),
     (["--model-option", "hidden_units=-4"], "model mlp with options"),
+    (["--warmup", "1"], "--warmup is a share of the training steps"),
+    (["--warmup", "-0.1"], "--warmup is a share of the training steps"),
+    (["--lr-schedule", "cosine", "--stream"], "need the number of training steps"),
+    (["--lr-schedule", "cosine", "--optimizer", "grouped_sgd", "--model-option", "nosuch=1"],
+     "model mlp has no such option"),
 ]
 
 

@@ -1,0 +1,59 @@
+"""Learning-rate warm-up and cosine decay (--lr-schedule, --warmup)."""
+
+import os
+
+import keras
+import pytest
+
+from kerasattn import recipes, runs
+from kerasattn.cli import train
+from kerasattn.training import RunConfig
+from tests.training.test_reliability import _tiny
+
+
+def test_schedules_by_hand():
+    cosine = recipes.learning_rate(1e-3, "cosine", 0.1, 100)  # 10 warm-up steps, 90 of decay
+    assert [round(float(cosine(i)), 7) for i in (0, 5, 10, 55, 100)] == \
+        [0.0, 0.0005, 0.001, 0.0005, 0.0]
+    warm = recipes.learning_rate(1e-3, "constant", 0.2, 100)
+    assert [round(float(warm(i)), 7) for i in (0, 10, 20, 60, 100)] == \
+        [0.0, 0.0005, 0.001, 0.001, 0.001]
+    no_warmup = recipes.learning_rate(1e-3, "cosine", 0.0, 10)
+    assert float(no_warmup(0)) == pytest.approx(1e-3) and float(no_warmup(10)) == 0.0
+    assert recipes.learning_rate(1e-3) == 1e-3  # constant: a plain number
+    with pytest.raises(ValueError, match="number of training steps"):
+        recipes.learning_rate(1e-3, "cosine")
+    with pytest.raises(ValueError, match="unknown learning-rate schedule"):
+        recipes.learning_rate(1e-3, "step", 0.0, 10)
+
+
+def test_a_run_trains_with_the_schedule_and_records_it(tmp_path, capsys):
+    run_dir, _ = train.train(_tiny(tmp_path, "--epochs", "2", "--lr-schedule", "cosine",
+                                   "--warmup", "0.25", "--run-name", "s", "--verbose", "1"))
+    assert "learning rate: cosine, peak 0.001, warm-up 0.25 of 4 steps" in \
+        capsys.readouterr().out  # 54 training rows, batch 32, 2 epochs
+    config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
+    assert (config["train"]["lr_schedule"], config["train"]["warmup"]) == ("cosine", 0.25)
+    model = keras.saving.load_model(os.path.join(run_dir, runs.KERAS_MODEL))
+    schedule = model.optimizer.learning_rate if not hasattr(model.optimizer, "_learning_rate") \
+        else model.optimizer._learning_rate
+    assert isinstance(schedule, keras.optimizers.schedules.CosineDecay)
+    assert float(schedule(1)) == pytest.approx(1e-3)  # the peak after one warm-up step
+
+
+def test_an_optimizer_that_takes_no_schedule_is_an_error_and_leaves_nothing(tmp_path, capsys):
+    argv = _tiny(tmp_path, "--lr-schedule", "cosine", "--run-name", "g", model="sanet-base")
+    argv += ["--recipe", "paper", "--model-option", "d=8", "--model-option", "embedding_dim=8"]
+    assert train.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: sanet-base's own optimizer (grouped_sgd) takes no learning-rate "
+                   "schedule; name another optimizer (e.g. adam)"]
+    assert not os.path.exists(tmp_path / "out" / "g")
+
+
+def test_runs_made_before_the_schedule_settings_are_still_the_same_run():
+    config = RunConfig.create("cnn", "sst2")
+    old = config.to_json()
+    del old["train"]["lr_schedule"], old["train"]["warmup"]
+    assert config.same_run(old)
+    assert not RunConfig.create("cnn", "sst2", lr_schedule="cosine").same_run(old)
