@@ -139,6 +139,12 @@ for _name in ("sanet-base", "transformer"):
                                        "cosine", "--warmup", "0.1"], 0.78)
     LEVERS[f"{_name}-sst2-adamw"] = (["--model", _name, "--dataset", "sst2", "--optimizer",
                                       "adamw"], 0.78)
+# the recurrent baselines pooled like bilstm's preset: a masked max over time of the
+# states and dropout 0.5 instead of the final state
+for _name in ("rnn", "lstm", "gru"):
+    LEVERS[f"{_name}-sst2-maxpool"] = (["--model", _name, "--dataset", "sst2", "--model-option",
+                                        "pooling=max", "--model-option", "dropout=0.5"],
+                                       0.78)
 
 SUITES = {
     "baselines": (BASELINES, "Foundation baselines: test accuracy and training time"),
