@@ -159,6 +159,9 @@ class TextClassifier(keras.Model):
         model_options: overrides of the preset's model configuration.
         min_freq, vocab_size: how :meth:`fit` adapts a preprocessor without a
             vocabulary (the preset's defaults).
+        embeddings: a GloVe-format text file (e.g. from ``kerasattn word-vectors``)
+            whose vectors start the backbone's embedding layer when it is built (as
+            ``train --embeddings``); the saved weights carry them afterwards.
 
     Example:
         >>> import kerasattn
@@ -173,7 +176,7 @@ class TextClassifier(keras.Model):
 
     def __init__(self, preset, num_classes=None, class_names=None, preprocessor=None,
                  backbone=None, model_options=None, min_freq=None, vocab_size=None,
-                 recipe="default", **kwargs):
+                 recipe="default", embeddings=None, **kwargs):
         from kerasattn import models
 
         spec = models.get_preset(preset)
@@ -213,6 +216,9 @@ class TextClassifier(keras.Model):
                              f"{spec.hierarchical}")
         self.preprocessor = preprocessor
         self.backbone = backbone
+        self.embeddings = None if embeddings is None else os.fspath(embeddings)
+        if self.embeddings is not None and not os.path.isfile(self.embeddings):
+            raise FileNotFoundError(f"embeddings: no such file {self.embeddings}")
         self._pending_compile = None
         if backbone is None and preprocessor.vocabulary is not None and \
                 num_classes is not None:
@@ -223,7 +229,7 @@ class TextClassifier(keras.Model):
     # -- construction ---------------------------------------------------------
     @classmethod
     def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None,
-                    recipe="default", compile=True, **model_options):
+                    recipe="default", compile=True, embeddings=None, **model_options):
         """A classifier of a registered Keras preset with its default recipe.
 
         Args:
@@ -235,6 +241,8 @@ class TextClassifier(keras.Model):
                 its optimizer, learning rate, batch size, epochs, text options and model
                 options become the defaults.
             compile: apply the recipe (``compile()`` with its defaults).
+            embeddings: a GloVe-format file to start the embedding layer from (its
+                vector size must be the model's ``embedding_dim``).
             **model_options: overrides of the preset's model configuration, e.g.
                 ``filters=50``; ``model_options={...}`` also works.
         """
@@ -249,7 +257,7 @@ class TextClassifier(keras.Model):
             pre = TextClassifierPreprocessor(vocabulary=vocabulary,
                                              **recipes.preprocessor_options(spec, **settings))
         clf = cls(preset, num_classes=num_classes, class_names=class_names, preprocessor=pre,
-                  model_options=options, recipe=recipe)
+                  model_options=options, recipe=recipe, embeddings=embeddings)
         if compile:
             clf.compile()
         return clf
@@ -277,6 +285,11 @@ class TextClassifier(keras.Model):
                                    num_classes=self.num_classes,
                                    vocabulary=self.preprocessor.vocabulary,
                                    **self.model_options)
+        if self.embeddings is not None:
+            from kerasattn import embeddings
+
+            self.embeddings_found = embeddings.load_into(
+                self.backbone, self.embeddings, self.preprocessor.vocabulary)
         if self.class_names is None:
             self.class_names = [str(i) for i in range(self.num_classes)]
         self.built = True

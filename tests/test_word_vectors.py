@@ -152,3 +152,26 @@ def test_without_gensim_the_command_says_how_to_install_it(tmp_path, capsys, mon
                      str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"error: {wordvectors.GENSIM_MISSING}" and not out.exists()
+
+
+def test_text_classifier_starts_from_the_vectors(tmp_path):
+    import keras
+
+    import kerasattn
+
+    path = write(tmp_path / "v.txt", "good 1 2 3\nbad -1 -2 -3\nfilm 0.5 0.5 0.5\n")
+    texts = ["good film", "bad film", "good good", "bad bad"] * 5
+    clf = kerasattn.TextClassifier.from_preset("mlp", embedding_dim=3, embeddings=path,
+                                               compile=False)
+    clf.compile(optimizer=keras.optimizers.SGD(0.0))  # nothing moves: the start is seen
+    clf.fit(texts, [1, 0, 1, 0] * 5, epochs=1, verbose=0)
+    assert clf.embeddings_found == 3
+    table = clf.backbone.get_layer("embedding").embeddings.numpy()
+    vocabulary = list(clf.preprocessor.vocabulary)
+    np.testing.assert_allclose(table[vocabulary.index("bad")], [-1, -2, -3])
+    assert "embeddings" not in clf.get_config()  # the saved weights carry them
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        kerasattn.TextClassifier.from_preset("mlp", embeddings=str(tmp_path / "none.txt"))
+    with pytest.raises(ValueError, match="embedding_dim=3"):
+        kerasattn.TextClassifier.from_preset("mlp", embeddings=path).fit(texts, [1, 0] * 10,
+                                                                          epochs=1, verbose=0)
