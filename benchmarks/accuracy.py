@@ -193,7 +193,9 @@ def _row(runs_, name, record):
     passes = "-" if threshold is None else "yes" if mean >= threshold else "**no**"
     learned = all(r.get("learned", True) for r in seeds)
     auc = [r["test"]["roc_auc"] for r in seeds if r["test"].get("roc_auc") is not None]
+    val = [r["val_accuracy"] for r in seeds if r.get("val_accuracy") is not None]
     return (f"| `{' '.join(['python', '-m', 'training.train', *cli])}` "
+            f"| {format_spread(val) if len(val) == len(seeds) else '-'} "
             f"| {format_spread(accuracy)}{'' if learned else ' **did not learn**'} | {len(seeds)} "
             f"| {'-' if threshold is None else f'{threshold:.3f}'} | {passes} "
             f"| {format_spread([r['test']['f1_macro'] for r in seeds])} | "
@@ -208,6 +210,7 @@ def _record(m, env):
     learning = m.get("learning") or {}
     return {
         "test": {k: v for k, v in m["test"].items() if isinstance(v, float)},
+        "val_accuracy": m["val"]["accuracy"],
         "best_epoch": m.get("best_epoch"), "train_seconds": m["train_seconds"],
         "train_examples_per_second": m["train_examples_per_second"],
         "learned": learning.get("learned", True),
@@ -280,15 +283,16 @@ def main(argv=None):
         "Official test splits (BBC News has none: a stratified 20%, seed 0); validation is a "
         "stratified share of train (10% for the baselines, HCAN and HAN, 20% for "
         "SANet as in its §4, seeded by the run's seed) for IMDB and BBC, and "
-        "the official dev split for SST-2. Keras models keep the best epoch on validation "
+        "the official dev split for SST-2 and SST-5. Keras models keep the best epoch on "
+        "validation "
         "accuracy; a run whose validation accuracy stays within 0.02 of the majority-class "
         "rate is flagged **did not learn**. Train time covers `model.fit` (all epochs, with "
         "validation) or the scikit-learn fit; other processes shared the 2 cores during some "
         "runs, so times are indicative.",
         "",
-        "| command | test accuracy | n | threshold | passes (mean) | macro F1 | ROC-AUC "
-        "| best epoch | train s | train examples/s | measured |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| command | validation accuracy | test accuracy | n | threshold | passes (mean) "
+        "| macro F1 | ROC-AUC | best epoch | train s | train examples/s | measured |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *[_row(RUNS, n, records[n]) for n in RUNS if n in records],
         "",
     ]

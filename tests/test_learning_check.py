@@ -47,7 +47,8 @@ def test_metrics_and_the_log_say_whether_a_run_learned(tmp_path, capsys, learnab
 
 
 def _record(acc, learned=True):
-    return {"test": {"accuracy": acc, "f1_macro": acc}, "best_epoch": 2, "train_seconds": 10.0,
+    return {"test": {"accuracy": acc, "f1_macro": acc}, "val_accuracy": acc - 0.05,
+            "best_epoch": 2, "train_seconds": 10.0,
             "train_examples_per_second": 100.0, "learned": learned, "measured": "2026-11-23",
             "machine": "m", "versions": "v"}
 
@@ -56,10 +57,12 @@ def test_a_row_gives_mean_and_standard_deviation_and_flags_runs_that_did_not_lea
     suite = {"a": (["--model", "mlp", "--dataset", "sst2"], 0.75)}
     row = accuracy._row(suite, "a", {"seeds": [_record(0.7), _record(0.9)]})
     assert "| 0.8000 ± 0.1414 | 2 |" in row and "| yes |" in row
+    assert "| 0.7500 ± 0.1414 | 0.8000" in row  # validation accuracy first
     row = accuracy._row(suite, "a", {"seeds": [_record(0.5, learned=False), _record(0.9)]})
     assert "**did not learn**" in row and "**no**" in row
-    old = accuracy._row(suite, "a", _record(0.81))  # a record from before --seeds
-    assert "| 0.8100 | 1 |" in old
+    old = _record(0.81)  # a record from before --seeds (and before validation was kept)
+    del old["val_accuracy"]
+    assert "| - | 0.8100 | 1 |" in accuracy._row(suite, "a", old)
 
 
 def test_seed_runs_keep_seed_zero_as_the_configurations_own_run():
