@@ -40,8 +40,9 @@ def build_parser():
                    help="model preset: " + ", ".join(models.names()))
     p.add_argument("--recipe", default="default", metavar="NAME",
                    help="the preset's named recipe (kerasattn.recipes): default = what "
-                        "learns here (the paper's, except SANet, HCAN/CAN and HAN), paper = "
-                        "the paper's exact recipe and sizes; flags override it")
+                        "learns here (the paper's, except SANet, HCAN/CAN, HAN, and IRAM "
+                        "without a GPU), paper = the paper's exact recipe and sizes; flags "
+                        "override it")
     p.add_argument("--dataset", required=True, metavar="NAME",
                    help="dataset: " + ", ".join(datasets.names()) + ", csv:PATH or jsonl:PATH")
     p.add_argument("--data-dir", help="directory to look for datasets in first "
