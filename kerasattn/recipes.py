@@ -279,8 +279,8 @@ def _register_builtin():
     register_recipe(Recipe("han", DEFAULT, train={"learning_rate": 0.001},
                            description="Adam 1e-3 on batches of 32 (the paper's 2e-5 is for "
                                        "one document at a time)"))
-    # IRAM: the paper's LSTM of 400 per direction takes ~40 min per SST-2 epoch and hours
-    # per IMDB epoch on 2 CPU cores; where no GPU is present the default halves it and
+    # IRAM: the paper's LSTM of 400 per direction is a GPU job for IMDB (hours per epoch
+    # on 2 CPU cores); where no GPU is present the default halves it and
     # doubles the batch (as benchmarks/results/iram.md measured: iram-full 0.848 on
     # SST-2, 0.458 on SST-5) and stops at 5 epochs (the best epoch was 2-3 there).
     for name in ("iram-vanilla", "iram-full", "iram-baseline"):

@@ -14,7 +14,7 @@ import kerasattn.cli as cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 COMMANDS = ["train", "evaluate", "export", "predict", "explain", "reproduce", "portable",
-            "serving-client"]
+            "serving-client", "word-vectors"]
 
 
 @pytest.fixture

@@ -135,7 +135,8 @@ def test_iram_full_learns_sst2_through_the_command(tmp_path, shared_data):
     # From the paper's N(0, 0.01) this deep encoder (2 highway + 3 BiLSTM layers) is
     # still at chance after 2 short epochs (measured: 0.50); from N(0, 0.1) it learns.
     run_dir, m = train.train(["--model", "iram-full", "--dataset", "sst2", "--epochs", "2",
-                              "--learning-rate", "0.002", "--model-option", "units=32",
+                              "--batch-size", "32", "--learning-rate", "0.002",
+                              "--model-option", "units=32",
                               "--model-option", "embedding_dim=32", "--model-option",
                               "init_stddev=0.1", "--model-option", "ngram_dim=16",
                               "--output-dir", str(tmp_path), "--run-name", "full",
