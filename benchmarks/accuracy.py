@@ -76,7 +76,7 @@ for _dataset, _epochs in (("bbc", "3"), ("imdb", "1")):
 # cores): the same rows are in benchmarks/portable_imdb.txt for
 # training.portable, whose finished runs --reuse records.
 _IRAM_SST = ["--batch-size", "64", "--model-option", "units=200"]
-_IRAM_IMDB = ["--dataset", "imdb", "--batch-size", "64"]
+_IRAM_IMDB = ["--dataset", "imdb", "--recipe", "paper", "--batch-size", "64"]
 IRAM = {}
 for _name, _threshold in (("iram-full", True), ("iram-vanilla", False),
                           ("iram-baseline", False)):

@@ -71,7 +71,8 @@ def prepare(argv, cache=None):
 
     cache = {} if cache is None else cache
     args = train.build_parser().parse_args(argv)
-    typed = train.resolve_config(args, argv)
+    # prepared here, fitted on an accelerator: a recipe is sized for the GPU
+    typed = train.resolve_config(args, argv, device="gpu")
     config = typed.to_json()
     unsupported = [(config["kind"] == "classical", "a scikit-learn model"),
                    (config["hierarchical"], "a hierarchical model"),

@@ -145,9 +145,9 @@ def _parse_model_options(items):
     return out
 
 
-def resolve_config(args, argv):
+def resolve_config(args, argv, device="auto"):
     """The run's :class:`~kerasattn.training.RunConfig`: the preset, its recipe
-    (``--recipe``), then the flags."""
+    (``--recipe``, sized for ``device``: see :meth:`RunConfig.create`), then the flags."""
     from kerasattn import models
     from kerasattn.training import RunConfig, TrainSettings
 
@@ -166,8 +166,8 @@ def resolve_config(args, argv):
         seed=args.seed, mixed_precision=args.mixed_precision, jit_compile=args.jit_compile,
         distribution=args.distribution, deterministic=args.deterministic, stream=args.stream,
         shuffle_buffer=args.shuffle_buffer, early_stopping=args.early_stopping,
-        embeddings=args.embeddings, flag=lambda k: "--model-option" if k == "model_option"
-        else _flag(k),
+        embeddings=args.embeddings, device=device,
+        flag=lambda k: "--model-option" if k == "model_option" else _flag(k),
         command="python -m training.train " + " ".join(
             shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)
             if a not in ("--restart", "--overwrite")),

@@ -136,3 +136,13 @@ def test_fit_runs_on_jax_without_tensorflow(tmp_path, shared_data):
     m = runs.read_json(os.path.join(run, runs.METRICS))
     assert m["trained_with"]["backend"] == "jax"
     assert m["test"]["accuracy"] > 0.7
+
+
+def test_prepare_sizes_the_recipe_for_the_accelerator_that_fits_it(tmp_path):
+    from tests.training.test_reliability import _tiny_csv
+
+    run = portable.prepare(["--model", "iram-vanilla", "--dataset", f"csv:{_tiny_csv(tmp_path)}",
+                            "--output-dir", str(tmp_path / "out"), "--run-name", "i"])
+    config = runs.read_json(os.path.join(run, runs.CONFIG))
+    assert config["sized_for"] == "gpu"
+    assert (config["model_config"]["units"], config["train"]["batch_size"]) == (400, 32)
