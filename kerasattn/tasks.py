@@ -265,7 +265,11 @@ class TextClassifier(keras.Model):
     @classmethod
     def from_run(cls, run_dir, compile=True):
         """The classifier a ``python -m training.train`` run directory holds (its best
-        model, vocabulary, text options and class names)."""
+        model, vocabulary, text options and class names). ``compile=True`` compiles it
+        with the run's optimizer at the run's base learning rate, constant: a run trained
+        with ``--lr-schedule``/``--warmup`` had a schedule over its own number of steps,
+        which means nothing for a further ``fit`` (pass ``compile(optimizer=...)`` with a
+        schedule of your own for that)."""
         from kerasattn import runs
 
         config, backbone, text_pre = runs.load_keras_run(run_dir)

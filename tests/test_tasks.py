@@ -49,6 +49,13 @@ def small_options(name):
 
 
 KERAS_PRESETS = models.names("keras")
+# The default suite takes every preset through the whole path only for one of each kind
+# (the presets the other tests here read among them); the rest run with -m slow. Every
+# preset's model-level training and .keras round trip is in tests/models/test_baselines.py.
+EVERY_RUN = ("mlp", "cnn", "gru", "sanet-base", "transformer", "hcan-2sa-target",
+             "iram-vanilla")
+PRESET_PARAMS = [pytest.param(n, marks=() if n in EVERY_RUN else pytest.mark.slow)
+                 for n in KERAS_PRESETS]
 
 FRESH = textwrap.dedent("""
     import json, os, sys
@@ -63,12 +70,20 @@ FRESH = textwrap.dedent("""
 """)
 
 
+def _selected_presets(session):
+    """The presets of this session's test_preset_from_strings_to_a_served_model items
+    (those -m left), and the ones the other tests read."""
+    names = {item.callspec.params["name"] for item in session.items
+             if getattr(item, "originalname", None) == "test_preset_from_strings_to_a_served_model"}
+    return [n for n in KERAS_PRESETS if n in names or n in EVERY_RUN]
+
+
 @pytest.fixture(scope="module")
-def fitted(tmp_path_factory):
-    """Every Keras preset: fitted on strings, saved, loaded and exported."""
+def fitted(tmp_path_factory, request):
+    """The selected Keras presets: fitted on strings, saved, loaded and exported."""
     root = tmp_path_factory.mktemp("tasks")
     made = {}
-    for name in KERAS_PRESETS:
+    for name in _selected_presets(request.session):
         keras.utils.set_random_seed(0)
         clf = kerasattn.TextClassifier.from_preset(name, **small_options(name))
         history = clf.fit(TRAIN, LABELS, epochs=1, batch_size=4, verbose=0)
@@ -92,7 +107,7 @@ def served(fitted):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("name", KERAS_PRESETS)
+@pytest.mark.parametrize("name", PRESET_PARAMS)
 def test_preset_from_strings_to_a_served_model(name, fitted, served):
     m = fitted[name]
     assert np.isfinite(m["history"]["loss"]).all()

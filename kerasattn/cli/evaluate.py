@@ -78,6 +78,27 @@ def measure_faithfulness(run_dir, size=FAITHFULNESS_SAMPLE, seed=0,
             "measured": str(datetime.date.today()), "rows": rows}
 
 
+def add_faithfulness_flags(parser, sample_flag):
+    """The flags of a faithfulness measurement (evaluate and reproduce share them): the
+    sample's size under `sample_flag` (read back as ``args.faithfulness_sample``), its seed
+    and integrated gradients' steps."""
+    parser.add_argument(sample_flag, dest="faithfulness_sample", type=int,
+                        default=FAITHFULNESS_SAMPLE, metavar="N",
+                        help=f"test texts explained (seeded sample; default {FAITHFULNESS_SAMPLE})")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seeds the sample, the random baseline and the permutations")
+    parser.add_argument("--ig-steps", type=int, default=FAITHFULNESS_IG_STEPS, metavar="N",
+                        help=f"integrated gradients' steps (default {FAITHFULNESS_IG_STEPS})")
+
+
+def check_faithfulness_flags(parser, args, sample_flag):
+    """One argparse error for a sample or step count below 1."""
+    if args.faithfulness_sample < 1:
+        parser.error(f"{sample_flag} must be >= 1")
+    if args.ig_steps < 1:
+        parser.error("--ig-steps must be >= 1")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="kerasattn evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -90,19 +111,11 @@ def main(argv=None):
     p.add_argument("--faithfulness", action="store_true",
                    help="measure the faithfulness of the model's explanations on a seeded "
                         "sample of the test split and store it in metrics.json")
-    p.add_argument("--faithfulness-sample", type=int, default=FAITHFULNESS_SAMPLE, metavar="N",
-                   help=f"texts in that sample (default {FAITHFULNESS_SAMPLE})")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seeds the sample, the random baseline and the permutations")
-    p.add_argument("--ig-steps", type=int, default=FAITHFULNESS_IG_STEPS, metavar="N",
-                   help=f"integrated gradients' steps (default {FAITHFULNESS_IG_STEPS})")
+    add_faithfulness_flags(p, "--faithfulness-sample")
     args = p.parse_args(argv)
     if args.split is None:
         args.split = [] if args.faithfulness else ["val", "test"]
-    if args.faithfulness_sample < 1:
-        p.error("--faithfulness-sample must be >= 1")
-    if args.ig_steps < 1:
-        p.error("--ig-steps must be >= 1")
+    check_faithfulness_flags(p, args, "--faithfulness-sample")
 
     from kerasattn import runs
     from kerasattn.classical import UnsafeModelError

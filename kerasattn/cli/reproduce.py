@@ -653,7 +653,8 @@ FAITHFULNESS_NOTES = {
             "(`--sample 50`) instead of 200.",
 }
 # the same defaults as training.evaluate --faithfulness (200 texts, 32 steps)
-from kerasattn.cli.evaluate import FAITHFULNESS_IG_STEPS, FAITHFULNESS_SAMPLE  # noqa: E402
+from kerasattn.cli.evaluate import (  # noqa: E402
+    FAITHFULNESS_IG_STEPS, FAITHFULNESS_SAMPLE, add_faithfulness_flags, check_faithfulness_flags)
 FAITHFULNESS_RANDOM_DRAWS, FAITHFULNESS_PERMUTATIONS = 5, 20
 _FAMILIES = {"cnn": "CNN", "gru": "GRU", "mlp": "MLP", "rnn": "RNN", "lstm": "LSTM",
              "bilstm": "BiLSTM", "transformer": "Transformer", "han": "HAN"}
@@ -1125,12 +1126,7 @@ def main(argv=None):
                         "accuracy as mean ± standard deviation over them (iram-regulariser, "
                         "transformer-grid, transformer-baselines, faithfulness)")
     g = p.add_argument_group("faithfulness")
-    g.add_argument("--sample", type=int, default=FAITHFULNESS_SAMPLE, metavar="N",
-                   help=f"test texts explained (seeded sample; default {FAITHFULNESS_SAMPLE})")
-    g.add_argument("--seed", type=int, default=0,
-                   help="seeds the sample, the random baseline and the permutations")
-    g.add_argument("--ig-steps", type=int, default=FAITHFULNESS_IG_STEPS, metavar="N",
-                   help=f"integrated gradients' steps (default {FAITHFULNESS_IG_STEPS})")
+    add_faithfulness_flags(g, "--sample")
     g.add_argument("--random-draws", type=int, default=FAITHFULNESS_RANDOM_DRAWS, metavar="N",
                    help="random rankings per text (default "
                         f"{FAITHFULNESS_RANDOM_DRAWS})")
@@ -1145,9 +1141,10 @@ def main(argv=None):
 
     if args.seeds < 1:
         p.error("--seeds must be >= 1")
+    check_faithfulness_flags(p, args, "--sample")
     options = {}
     if args.experiment == "faithfulness":
-        options = dict(sample=args.sample, seed=args.seed, ig_steps=args.ig_steps,
+        options = dict(sample=args.faithfulness_sample, seed=args.seed, ig_steps=args.ig_steps,
                        seeds=args.seeds, random_draws=args.random_draws,
                        permutations=args.permutations)
     elif args.experiment in SEEDED:

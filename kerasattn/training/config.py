@@ -141,11 +141,11 @@ class RunConfig:
             raise ConfigError(f"unknown training settings {unknown}; expected "
                               f"{', '.join(_TRAIN_FIELDS)}")
         try:
-            registered = recipes.get_recipe(model, recipe)
-            sized_for = None
-            if registered.cpu:
+            chosen = recipes.get_recipe(model, recipe)
+            sized_for = None  # recorded only for a recipe that differs between devices
+            if chosen.cpu:
                 sized_for = recipes.current_device() if device == "auto" else device
-            chosen = registered.on(sized_for or "gpu")
+                chosen = chosen.on(sized_for)
         except ValueError as e:
             raise ConfigError(str(e)) from None
         settings = {**preset.training_defaults(), **chosen.train,

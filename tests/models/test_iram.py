@@ -131,6 +131,7 @@ def test_full_encoder_follows_section_3_4():
     assert ex.attention["iterative_attention"].shape == (3, 3 + 2)
 
 
+@pytest.mark.slow  # ~110 s; IRAM learning through the command: the iram-vanilla test above
 def test_iram_full_learns_sst2_through_the_command(tmp_path, shared_data):
     # From the paper's N(0, 0.01) this deep encoder (2 highway + 3 BiLSTM layers) is
     # still at chance after 2 short epochs (measured: 0.50); from N(0, 0.1) it learns.

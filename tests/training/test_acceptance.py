@@ -1,8 +1,8 @@
 """The foundation's accuracy acceptance: real data, official test splits.
 
-The CNN on SST-2 runs in the default suite (~20 s); the recurrent models on
-IMDB take 8-15 minutes each on 2 CPU cores and are marked slow
-(``python -m pytest -m slow``). benchmarks/baselines.py records the same runs.
+All are marked slow (``python -m pytest -m slow``): the CNN on SST-2 (~40 s; the
+README quickstart test asserts the same threshold in the default suite) and the
+recurrent models on IMDB (8-15 minutes each on 2 CPU cores). benchmarks/baselines.py records the same runs.
 """
 
 import pytest
@@ -18,6 +18,9 @@ def run(tmp_path, *args):
     return metrics["test"]["accuracy"]
 
 
+# cnn >= 0.78 on SST-2 is asserted in the default suite by the README quickstart test
+# (tests/test_packaging.py, from Python); this is the command-line path, -m slow
+@pytest.mark.slow
 def test_cnn_sst2(tmp_path):
     assert run(tmp_path, "--model", "cnn", "--dataset", "sst2", "--epochs", "4") >= 0.78
 

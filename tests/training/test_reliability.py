@@ -72,6 +72,9 @@ def whole(tmp_path_factory, shared_data):
     return str(out / "k")
 
 
+# the same kill and resume as test_fault_tolerance.py's killed-run test (the tuple option
+# is matched on resuming by the kill-after-the-last-epoch test below as well)
+@pytest.mark.slow
 def test_cnn_killed_during_an_epoch_resumes_like_an_uninterrupted_run(whole, tmp_path):
     run_dir = str(tmp_path / "k")
     p = _start(tmp_path, "k")
@@ -90,7 +93,8 @@ def test_cnn_killed_during_an_epoch_resumes_like_an_uninterrupted_run(whole, tmp
     assert not os.path.exists(resume.backup_dir(run_dir))
 
 
-@pytest.mark.parametrize("kill_in", ["predict_keras", "write_plots"])
+@pytest.mark.parametrize("kill_in", ["predict_keras",
+                                     pytest.param("write_plots", marks=pytest.mark.slow)])
 def test_a_kill_after_the_last_epoch_loses_no_training(whole, tmp_path, kill_in):
     run_dir = str(tmp_path / "k")
     rc, log = _finish(_start(tmp_path, "k", kill_in=kill_in))

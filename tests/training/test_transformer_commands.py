@@ -5,16 +5,22 @@ import os
 import pytest
 
 from kerasattn import runs
-from kerasattn.cli import reproduce
+from kerasattn.cli import evaluate, reproduce
 
 
-def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, monkeypatch):
-    monkeypatch.setattr(reproduce, "TRANSFORMER_GRID", [(1, 1), (1, 2)])
-    small = ["--epochs", "1", "--model-option", "embedding_dim=16", "--model-option", "ff_dim=16"]
+def cut_down(monkeypatch, grid, width):
+    """The experiments on `grid` with a `width`-wide transformer and one 1-epoch baseline."""
+    monkeypatch.setattr(reproduce, "TRANSFORMER_GRID", grid)
+    small = ["--epochs", "1", "--model-option", f"embedding_dim={width}",
+             "--model-option", f"ff_dim={width}"]
     monkeypatch.setattr(reproduce, "_transformer_cli", lambda d, l, h: [
         "--model", "transformer", "--dataset", d, "--layers", str(l), "--heads", str(h), *small])
     monkeypatch.setattr(reproduce, "BASELINE_MODELS", ("mlp",))
     monkeypatch.setattr(reproduce, "BASELINE_EPOCHS", 1)
+
+
+def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, monkeypatch):
+    cut_down(monkeypatch, [(1, 1), (1, 2)], width=16)
     out, results = str(tmp_path / "runs"), str(tmp_path / "results")
 
     with pytest.raises(reproduce.ExperimentError, match="transformer-grid"):
@@ -40,15 +46,35 @@ def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, mon
     assert os.path.getsize(os.path.join(results, "transformer_baselines_sst2_curves.png")) > 10000
 
 
+def test_each_seed_is_its_own_run_and_the_record_is_their_mean(tmp_path, monkeypatch):
+    import numpy as np
+
+    calls = []
+    monkeypatch.setattr(reproduce, "_run_training",
+                        lambda cli, name, out: calls.append((cli, name)) or f"{out}/{name}")
+    dirs = reproduce._train_seeds(["--model", "mlp"], "mlp-x", "out", seeds=3)
+    assert dirs == ["out/mlp-x", "out/mlp-x-seed1", "out/mlp-x-seed2"]
+    assert calls == [(["--model", "mlp"], "mlp-x"),
+                     (["--model", "mlp", "--seed", "1"], "mlp-x-seed1"),
+                     (["--model", "mlp", "--seed", "2"], "mlp-x-seed2")]
+    acc, loss = [0.81, 0.79, 0.84], [0.5, 0.25, 0.75]
+    records = [dict(accuracy=a, loss=l, best_epoch=e, command=f"c{s}", run_dir=d, layers=1)
+               for s, (a, l, e, d) in enumerate(zip(acc, loss, [2, 3, 2], dirs))]
+    out = reproduce.over_seeds(records)
+    assert out["accuracy"] == pytest.approx(np.mean(acc))
+    assert out["accuracy_std"] == pytest.approx(np.std(acc, ddof=1))
+    assert out["loss"] == pytest.approx(0.5) and out["layers"] == 1  # ints are kept
+    assert out["seed_accuracies"] == acc and out["best_epochs"] == [2, 3, 2]
+    assert out["commands"] == ["c0", "c1", "c2"] and out["run_dirs"] == dirs
+    assert out["run_dir"] == dirs[0] and out["seeds"] == 3
+    assert reproduce.over_seeds(records[:1])["accuracy_std"] is None
+
+
+@pytest.mark.slow  # 7 training runs (~100 s); the test above checks the same by hand
 def test_seeds_give_mean_and_spread_and_keep_each_run(tmp_path, shared_data, monkeypatch):
     import numpy as np
 
-    monkeypatch.setattr(reproduce, "TRANSFORMER_GRID", [(1, 1)])
-    small = ["--epochs", "1", "--model-option", "embedding_dim=8", "--model-option", "ff_dim=8"]
-    monkeypatch.setattr(reproduce, "_transformer_cli", lambda d, l, h: [
-        "--model", "transformer", "--dataset", d, "--layers", str(l), "--heads", str(h), *small])
-    monkeypatch.setattr(reproduce, "BASELINE_MODELS", ("mlp",))
-    monkeypatch.setattr(reproduce, "BASELINE_EPOCHS", 1)
+    cut_down(monkeypatch, [(1, 1)], width=8)
     out, results = str(tmp_path / "runs"), str(tmp_path / "results")
     text = reproduce.transformer_grid([], out, results, dataset="sst2", seeds=2)
     record = runs.read_json(os.path.join(results, "transformer_grid_sst2.json"))["1x1"]
@@ -78,6 +104,15 @@ def test_the_command_line_reports_bad_requests(tmp_path, capsys):
     with pytest.raises(SystemExit):
         reproduce.main(["--experiment", "transformer-grid", "--seeds", "0"])
     assert "--seeds must be >= 1" in capsys.readouterr().err
+    # the faithfulness flags are checked the same way here and in evaluate
+    for main, flag in ((reproduce.main, "--sample"), (evaluate.main, "--faithfulness-sample")):
+        for bad, message in (([flag, "0"], f"{flag} must be >= 1"),
+                             (["--ig-steps", "0"], "--ig-steps must be >= 1")):
+            args = (["--experiment", "faithfulness"] if main is reproduce.main
+                    else ["--run", str(tmp_path), "--faithfulness"])
+            with pytest.raises(SystemExit):
+                main(args + bad)
+            assert message in capsys.readouterr().err
 
 
 def test_portable_jobs_are_the_commands_reproduce_runs():
