@@ -27,6 +27,13 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
         RunConfig.create("sanet-base", "sst2", epochs=40).to_json())
     assert RunConfig.create("cnn", "sst2").same_run(RunConfig.create("cnn", "sst2",
                                                                      recipe="paper").to_json())
+    # rnn: the paper's final state; by default a masked max over the states, dropout 0.5
+    rnn, rnn_paper = RunConfig.create("rnn", "sst2"), RunConfig.create("rnn", "sst2",
+                                                                        recipe="paper")
+    assert (rnn.model_config["pooling"], rnn.model_config["dropout"]) == ("max", 0.5)
+    assert (rnn_paper.model_config["pooling"], rnn_paper.model_config["dropout"]) == ("last", 0.0)
+    assert rnn.same_run(RunConfig.create("rnn", "sst2", recipe="paper", model_options={
+        "pooling": "max", "dropout": 0.5}).to_json())
 
 
 def test_flags_override_the_recipe_and_a_named_recipe_equals_its_flags():
