@@ -145,6 +145,9 @@ LEVERS["sanet-big-sst2-cosine"] = (["--model", "sanet-big", "--dataset", "sst2",
                                     "--lr-schedule", "cosine", "--warmup", "0.1"], 0.78)
 LEVERS["sanet-big-sst2-lr3e-4"] = (["--model", "sanet-big", "--dataset", "sst2",
                                     "--learning-rate", "0.0003"], 0.78)
+LEVERS["sanet-baseline-big-sst2-cosine"] = (["--model", "sanet-baseline-big", "--dataset",
+                                             "sst2", "--lr-schedule", "cosine", "--warmup",
+                                             "0.1"], 0.78)
 # the recurrent baselines pooled like bilstm's preset: a masked max over time of the
 # states and dropout 0.5 instead of the final state (rnn's default since; its final-state
 # model is --recipe paper)

@@ -44,6 +44,8 @@ def test_peer_is_the_same_size_and_honours_padding(peer, extra):
     np.testing.assert_allclose(np.asarray(model(ids)), np.asarray(model(ids[:, :3])), atol=1e-5)
 
 
+@pytest.mark.slow  # a whole measurement in a fresh process (~20 s); its failure path and
+# the report from measured rows are in the default suite below
 def test_one_measurement_in_a_fresh_process():
     row = speed.run_in_process({"name": "transformer", "length": 64, "jit": False,
                                 "steps": 1, "repeats": 1, "attainable": True}, print)

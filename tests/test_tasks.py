@@ -86,6 +86,9 @@ def fitted(tmp_path_factory, request):
     for name in _selected_presets(request.session):
         keras.utils.set_random_seed(0)
         clf = kerasattn.TextClassifier.from_preset(name, **small_options(name))
+        # two steps: eagerly, as tracing them takes about ten times longer (these presets
+        # train in graph mode in their learning tests and in tests/models/test_baselines.py)
+        clf.run_eagerly = True
         history = clf.fit(TRAIN, LABELS, epochs=1, batch_size=4, verbose=0)
         probs = clf.predict(TEXTS, verbose=0)
         path = str(root / f"{name}.keras")

@@ -2,7 +2,8 @@
 
 All are marked slow (``python -m pytest -m slow``): the CNN on SST-2 (~40 s; the
 README quickstart test asserts the same threshold in the default suite) and the
-recurrent models on IMDB (8-15 minutes each on 2 CPU cores). benchmarks/baselines.py records the same runs.
+recurrent models on IMDB (8-15 minutes each on 2 CPU cores). benchmarks/baselines.py
+records the same runs.
 """
 
 import pytest

@@ -68,6 +68,7 @@ def test_every_variant_trains_on_bbc(name, tmp_path, shared_data):
     assert m["test"]["accuracy"] > 0.8  # 5 topics, chance 0.23
 
 
+@pytest.mark.slow  # times HAN at its preset's size (~30 s); FLOP counts are checked by hand below
 def test_speed_benchmark_writes_both_models(tmp_path, shared_data, capsys):
     from benchmarks import hcan_speed
 
