@@ -220,6 +220,7 @@ class TextClassifier(keras.Model):
         if self.embeddings is not None and not os.path.isfile(self.embeddings):
             raise FileNotFoundError(f"embeddings: no such file {self.embeddings}")
         self._pending_compile = None
+        self._scheduled_compile = None
         if backbone is None and preprocessor.vocabulary is not None and \
                 num_classes is not None:
             self._build_backbone()
@@ -318,9 +319,14 @@ class TextClassifier(keras.Model):
                                          **kwargs)
             return
         auto_loss, auto_accuracy = recipes.loss_and_accuracy(self.backbone)
+        self._scheduled_compile = None
         if isinstance(optimizer, str) and optimizer == "auto":
             optimizer = recipes.make_optimizer(self._spec, self._settings["optimizer"],
                                                self._settings["learning_rate"])
+            if self._settings["lr_schedule"] != "constant" or self._settings["warmup"]:
+                # the recipe's schedule spans the training steps: fit sets it once it
+                # knows them
+                self._scheduled_compile = dict(loss=loss, metrics=metrics, **kwargs)
         if isinstance(loss, str) and loss == "auto":
             loss = auto_loss
         if isinstance(metrics, str) and metrics == "auto":
@@ -457,11 +463,32 @@ class TextClassifier(keras.Model):
                                                 batch_size, False)
         if not self.compiled and self._pending_compile is None:
             self.compile()
+        if self._scheduled_compile is not None:
+            self._schedule_learning_rate(train, x, batch_size, epochs)
         if train is None:  # ids: plain Keras
             return super().fit(x, y, batch_size=batch_size, epochs=epochs,
                                validation_data=validation_data, shuffle=shuffle, **kwargs)
         return super().fit(train, epochs=epochs, validation_data=validation_data,
                            shuffle=False, **kwargs)
+
+    def _schedule_learning_rate(self, train, x, batch_size, epochs):
+        """Compile with the recipe's learning-rate schedule over ``epochs`` of ``train``'s
+        batches (or of ``x``'s ids in batches of ``batch_size``): the first ``fit`` of
+        a classifier compiled with ``optimizer="auto"`` does this once, as the command
+        line does."""
+        data = x if train is None else train
+        if isinstance(data, tf.data.Dataset):
+            per_epoch = int(data.cardinality())
+            if per_epoch < 0:  # unknown: one pass over the batches
+                per_epoch = int(data.reduce(0, lambda n, _: n + 1))
+        else:
+            per_epoch = -(-len(data) // batch_size)
+        kwargs, self._scheduled_compile = self._scheduled_compile, None
+        s = self._settings
+        rate = recipes.learning_rate(s["learning_rate"], s["lr_schedule"], s["warmup"],
+                                     max(1, epochs * per_epoch))
+        self.compile(optimizer=recipes.make_optimizer(self._spec, s["optimizer"], rate),
+                     **kwargs)
 
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
         """``keras.Model.evaluate`` on raw strings and labels (or as for Keras)."""

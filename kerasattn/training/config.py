@@ -153,8 +153,12 @@ class RunConfig:
         check_settings({**settings, "early_stopping": early_stopping,
                         "shuffle_buffer": shuffle_buffer if stream else None}, flag)
         if stream and (settings["lr_schedule"] != "constant" or settings["warmup"]):
-            raise ConfigError(f"{flag('lr_schedule')}/{flag('warmup')} need the number of "
-                              f"training steps, which a streamed dataset does not give")
+            given = train.get("lr_schedule") is not None or train.get("warmup") is not None
+            raise ConfigError(
+                f"{flag('lr_schedule')}/{flag('warmup')} need the number of training steps, "
+                f"which a streamed dataset does not give" + ("" if given else
+                f" ({model}'s {recipe} recipe schedules its learning rate: give "
+                f"{flag('lr_schedule')} constant {flag('warmup')} 0)"))
         if mixed_precision not in MIXED_PRECISION:
             raise ConfigError(f"{flag('mixed_precision')} must be one of "
                               f"{', '.join(MIXED_PRECISION)}, got {mixed_precision!r}")

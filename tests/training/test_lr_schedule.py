@@ -57,3 +57,49 @@ def test_runs_made_before_the_schedule_settings_are_still_the_same_run():
     del old["train"]["lr_schedule"], old["train"]["warmup"]
     assert config.same_run(old)
     assert not RunConfig.create("cnn", "sst2", lr_schedule="cosine").same_run(old)
+
+
+def test_the_big_sanet_presets_warm_up_by_default_and_a_stream_says_why_not():
+    for name in ("sanet-big", "sanet-baseline-big"):
+        config = RunConfig.create(name, "sst2")
+        assert (config.train.lr_schedule, config.train.warmup) == ("cosine", 0.1)
+        assert RunConfig.create(name, "sst2", recipe="adjusted").train.lr_schedule == "constant"
+    assert RunConfig.create("sanet-base", "sst2").train.lr_schedule == "constant"
+    from kerasattn.training.config import ConfigError
+
+    with pytest.raises(ConfigError, match="sanet-big's default recipe schedules its learning "
+                                          "rate: give lr_schedule constant warmup 0"):
+        RunConfig.create("sanet-big", "imdb", stream=True)
+    streamed = RunConfig.create("sanet-big", "imdb", stream=True, lr_schedule="constant",
+                                warmup=0.0)
+    assert streamed.train.lr_schedule == "constant"
+
+
+def test_text_classifier_fits_with_its_recipes_schedule(monkeypatch):
+    import numpy as np
+
+    import kerasattn
+
+    monkeypatch.setattr(recipes, "_RECIPES", dict(recipes._RECIPES))
+    recipes.register_recipe(recipes.Recipe("cnn", "warm", train={
+        "lr_schedule": "cosine", "warmup": 0.5, "learning_rate": 0.01}))
+    texts = ["a good film", "a bad film", "good fun", "dull and bad", "great", "awful",
+             "fine and good", "poor"]
+    labels = [1, 0, 1, 0, 1, 0, 1, 0]
+    clf = kerasattn.TextClassifier.from_preset("cnn", num_classes=2, recipe="warm",
+                                               embedding_dim=4, filters=2)
+    clf.fit(texts, labels, batch_size=4, epochs=2, verbose=0)  # 2 batches x 2 epochs
+    schedule = clf.optimizer._learning_rate
+    assert isinstance(schedule, keras.optimizers.schedules.CosineDecay)
+    assert [round(float(schedule(i)), 6) for i in (0, 1, 2, 3, 4)] == \
+        [0.0, 0.005, 0.01, 0.005, 0.0]  # the same schedule as the command line's
+    assert int(clf.optimizer.iterations) == 4
+    # a second fit keeps going on the same optimizer (the schedule is set once)
+    clf.fit(texts, labels, batch_size=4, epochs=1, verbose=0)
+    assert clf.optimizer._learning_rate is schedule and int(clf.optimizer.iterations) == 6
+    # an optimizer of the caller's is left alone
+    own = kerasattn.TextClassifier.from_preset("cnn", num_classes=2, recipe="warm",
+                                               embedding_dim=4, filters=2, compile=False)
+    own.compile(optimizer=keras.optimizers.Adam(0.002))
+    own.fit(texts, labels, batch_size=4, epochs=1, verbose=0)
+    assert float(np.asarray(own.optimizer.learning_rate)) == pytest.approx(0.002)
