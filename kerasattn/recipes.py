@@ -254,7 +254,7 @@ def _register_builtin():
                  model_options={"scaled": True, "embedding_scale": 10})
     # The big pair (two blocks, d = 256) sat at chance for three epochs at that constant
     # rate, then overfitted (sanet-big 0.727 on SST-2); warming up over the first 10 % of
-    # the steps and decaying by a cosine learns (0.784; benchmarks/results/levers.md).
+    # the steps and decaying by a cosine learns (0.783; benchmarks/results/levers.md).
     # Both big presets take it, so the pair stays comparable.
     warm = {"lr_schedule": "cosine", "warmup": 0.1}
     for name in ("sanet-base", "sanet-big", "sanet-baseline-base", "sanet-baseline-big"):
