@@ -56,6 +56,12 @@ def make_optimizer(preset, optimizer=None, learning_rate=None):
     return keras.optimizers.get({"class_name": name, "config": {"learning_rate": rate}})
 
 
+def is_scheduled(schedule, warmup):
+    """Whether ``schedule`` and ``warmup`` make the learning rate vary over the steps
+    (then it needs the number of training steps: :func:`learning_rate`)."""
+    return schedule != "constant" or bool(warmup)
+
+
 def learning_rate(rate, schedule="constant", warmup=0.0, total_steps=None):
     """The learning rate ``rate`` over ``total_steps`` training steps: a float for a
     constant rate, else a ``keras.optimizers.schedules.CosineDecay``: linear warm-up from 0
@@ -66,7 +72,7 @@ def learning_rate(rate, schedule="constant", warmup=0.0, total_steps=None):
                          f"or cosine")
     if not 0 <= warmup < 1:
         raise ValueError(f"warmup is a share of the steps in [0, 1), got {warmup}")
-    if schedule == "constant" and not warmup:
+    if not is_scheduled(schedule, warmup):
         return rate
     if not total_steps or total_steps < 1:
         raise ValueError("a learning-rate schedule needs the number of training steps")

@@ -323,7 +323,7 @@ class TextClassifier(keras.Model):
         if isinstance(optimizer, str) and optimizer == "auto":
             optimizer = recipes.make_optimizer(self._spec, self._settings["optimizer"],
                                                self._settings["learning_rate"])
-            if self._settings["lr_schedule"] != "constant" or self._settings["warmup"]:
+            if recipes.is_scheduled(self._settings["lr_schedule"], self._settings["warmup"]):
                 # the recipe's schedule spans the training steps: fit sets it once it
                 # knows them
                 self._scheduled_compile = dict(loss=loss, metrics=metrics, **kwargs)

@@ -152,7 +152,7 @@ class RunConfig:
                     **{k: v for k, v in train.items() if v is not None}}
         check_settings({**settings, "early_stopping": early_stopping,
                         "shuffle_buffer": shuffle_buffer if stream else None}, flag)
-        if stream and (settings["lr_schedule"] != "constant" or settings["warmup"]):
+        if stream and recipes.is_scheduled(settings["lr_schedule"], settings["warmup"]):
             given = train.get("lr_schedule") is not None or train.get("warmup") is not None
             raise ConfigError(
                 f"{flag('lr_schedule')}/{flag('warmup')} need the number of training steps, "

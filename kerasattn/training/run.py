@@ -116,7 +116,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
                 f"{pre.vocabulary_size - 2:,} words found, the rest random")
         loss, accuracy = recipes.loss_and_accuracy(model)
         rate = train.learning_rate
-        if train.lr_schedule != "constant" or train.warmup:  # not streamed (RunConfig)
+        if recipes.is_scheduled(train.lr_schedule, train.warmup):  # not streamed (RunConfig)
             steps = train.epochs * -(-len(ds.train) // bs)
             rate = recipes.learning_rate(rate, train.lr_schedule, train.warmup, steps)
             log(f"learning rate: {train.lr_schedule}, peak {train.learning_rate:g}, warm-up "
