@@ -160,6 +160,22 @@ for _name in ("rnn", "lstm", "gru"):
                                         "pooling=max", "--model-option", "dropout=0.5"],
                                        0.78)
 LEVERS["rnn-sst2-paper"] = (["--model", "rnn", "--dataset", "sst2", "--recipe", "paper"], 0.78)
+# lstm at the paper's constant rate (its default before), with dropout 0.5, or warmed up
+# and decayed (its default since); can-2sa-target at the HCAN family's d = 128, Adam 5e-4
+# and dropout 0.1 (its default before), at a lower rate, with dropout 0.3 (its default
+# since), or warmed up and decayed
+LEVERS["lstm-sst2-paper"] = (["--model", "lstm", "--dataset", "sst2", "--recipe", "paper"], 0.78)
+LEVERS["can-2sa-target-sst2-dropout0.1"] = (["--model", "can-2sa-target", "--dataset", "sst2",
+                                             "--model-option", "dropout=0.1"], 0.78)
+LEVERS["lstm-sst2-dropout"] = (["--model", "lstm", "--dataset", "sst2", "--model-option",
+                                "dropout=0.5"], 0.78)
+for _name in ("lstm", "can-2sa-target"):
+    LEVERS[f"{_name}-sst2-cosine"] = (["--model", _name, "--dataset", "sst2", "--lr-schedule",
+                                       "cosine", "--warmup", "0.1"], 0.78)
+LEVERS["can-2sa-target-sst2-lr2e-4"] = (["--model", "can-2sa-target", "--dataset", "sst2",
+                                         "--learning-rate", "0.0002"], 0.78)
+LEVERS["can-2sa-target-sst2-dropout"] = (["--model", "can-2sa-target", "--dataset", "sst2",
+                                          "--model-option", "dropout=0.3"], 0.78)
 
 SUITES = {
     "baselines": (BASELINES, "Foundation baselines: test accuracy and training time"),
@@ -170,8 +186,8 @@ SUITES = {
                            "SST-2, and one of each family on SST-5, AG News and BBC: test "
                            "accuracy and training time"),
     "levers": (LEVERS, "Other levers on SST-2 (warm-up with cosine decay, weight decay, "
-                       "pooling of the recurrent baselines, sanet-big's learning rate): test "
-                       "accuracy and training time"),
+                       "pooling of the recurrent baselines, sanet-big's learning rate, lstm's and "
+                       "can-2sa-target's recipes): test accuracy and training time"),
     "wordvectors": (WORD_VECTORS, "In-domain word vectors (FastText on SST-2 and IMDB "
                                   "training texts) on SST-2: test accuracy and training time"),
 }

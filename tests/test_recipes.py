@@ -34,6 +34,18 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
     assert (rnn_paper.model_config["pooling"], rnn_paper.model_config["dropout"]) == ("last", 0.0)
     assert rnn.same_run(RunConfig.create("rnn", "sst2", recipe="paper", model_options={
         "pooling": "max", "dropout": 0.5}).to_json())
+    # lstm: warmed up and decayed by a cosine; the paper's constant rate by name
+    lstm, lstm_paper = (RunConfig.create("lstm", "sst2", recipe=r) for r in ("default", "paper"))
+    assert (lstm.train.lr_schedule, lstm.train.warmup) == ("cosine", 0.1)
+    assert (lstm_paper.train.lr_schedule, lstm_paper.train.warmup) == ("constant", 0.0)
+    assert lstm.same_run(RunConfig.create("lstm", "sst2", lr_schedule="cosine",
+                                          warmup=0.1).to_json())
+    # can-2sa-target alone takes dropout 0.3 over the family's d = 128, Adam 5e-4
+    can2, can1 = (RunConfig.create(n, "sst2") for n in ("can-2sa-target", "can-1sa-target"))
+    assert (can2.model_config["dropout"], can1.model_config["dropout"]) == (0.3, 0.1)
+    assert can2.model_config["d"] == can1.model_config["d"] == 128
+    assert can2.train.learning_rate == can1.train.learning_rate == 0.0005
+    assert RunConfig.create("can-2sa-target", "sst2", recipe="paper").model_config["d"] == 512
 
 
 def test_flags_override_the_recipe_and_a_named_recipe_equals_its_flags():
