@@ -89,13 +89,36 @@ ONE_STEP_OPTIONS = {name: {"init_stddev": 0.1}
 WORDS = ["", "[UNK]"] + [f"word{i}" for i in range(2, VOCAB)]
 
 
-@pytest.mark.parametrize("name,options", VARIANTS, ids=VARIANT_IDS)
-def test_trains_and_round_trips_through_keras_format(name, options, tmp_path):
+# Tracing a preset's train step (graph mode) costs 5-20x its eager step. The default run
+# traces one preset of each builder (and HAN's and iram-full's own layers); the others
+# take their step eagerly there and traced with -m slow.
+TRACED = {"mlp", "cnn", "gru", "sanet-base", "transformer", "hcan-2sa-target", "han",
+          "iram-vanilla", "iram-full"}
+STEP_PARAMS = [pytest.param(n, o, False, id=i) for (n, o), i in zip(VARIANTS, VARIANT_IDS)
+               if n in TRACED and not o]
+STEP_PARAMS += [pytest.param(n, o, True, id=i + "-eager")
+                for (n, o), i in zip(VARIANTS, VARIANT_IDS) if n not in TRACED or o]
+STEP_PARAMS += [pytest.param(n, o, False, id=i, marks=pytest.mark.slow)
+                for (n, o), i in zip(VARIANTS, VARIANT_IDS) if n not in TRACED or o]
+
+
+def test_one_traced_step_for_each_builder():
+    from kerasattn.models import registry
+
+    traced = {registry.get_preset(n).builder for n in TRACED}
+    assert traced == {registry.get_preset(n).builder for n in KERAS_MODELS}
+    assert len(STEP_PARAMS) == len(VARIANTS) + sum(n not in TRACED or bool(o)
+                                                   for n, o in VARIANTS)
+
+
+@pytest.mark.parametrize("name,options,eager", STEP_PARAMS)
+def test_trains_and_round_trips_through_keras_format(name, options, eager, tmp_path):
     keras.utils.set_random_seed(2)
     model = models.get(name, vocab_size=VOCAB, num_classes=2, vocabulary=WORDS,
                        **{**ONE_STEP_OPTIONS.get(name, {}), **options})
     binary = model.output_shape[-1] == 1  # one sigmoid unit (transformer)
-    model.compile("adam", "binary_crossentropy" if binary else "sparse_categorical_crossentropy")
+    model.compile("adam", "binary_crossentropy" if binary else "sparse_categorical_crossentropy",
+                  run_eagerly=eager)
     rng = np.random.default_rng(1)
     x = shaped_for(name, ids_batch(rng, [5, 9, 2, 11], 12))
     y = np.array([0, 1, 0, 1])
