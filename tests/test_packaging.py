@@ -184,6 +184,7 @@ def test_the_readme_quickstart_runs_outside_the_checkout(installed, shared_data)
     assert (installed.tmp / "saved_models" / "cnn-sst2" / "1" / "saved_model.pb").exists()
 
 
+@pytest.mark.slow  # two trainings in fresh processes; the dispatch itself is tested above
 def test_the_console_command_and_python_m_training_write_equal_run_directories(tmp_path):
     rows = "".join(f"{'good fine' if i % 2 else 'bad poor'} {i},{i % 2}\n" for i in range(60))
     (tmp_path / "d.csv").write_text("text,label\n" + rows)

@@ -49,11 +49,12 @@ def small_options(name):
 
 
 KERAS_PRESETS = models.names("keras")
-# The default suite takes every preset through the whole path only for one of each kind
-# (the presets the other tests here read among them); the rest run with -m slow. Every
-# preset's model-level training and .keras round trip is in tests/models/test_baselines.py.
-EVERY_RUN = ("mlp", "cnn", "gru", "sanet-base", "transformer", "hcan-2sa-target",
-             "iram-vanilla")
+# The default suite takes through the whole path the presets the other tests here read
+# (a flat baseline, each attention family but HAN, a hierarchical one, a sigmoid head);
+# the rest run with -m slow. Every family's export is checked in a fresh process by
+# tests/test_export.py, and every preset's training and .keras round trip by
+# tests/models/test_baselines.py.
+EVERY_RUN = ("cnn", "sanet-base", "transformer", "hcan-2sa-target", "iram-vanilla")
 PRESET_PARAMS = [pytest.param(n, marks=() if n in EVERY_RUN else pytest.mark.slow)
                  for n in KERAS_PRESETS]
 

@@ -129,8 +129,9 @@ def test_an_empty_document_gives_finite_probabilities():
 @pytest.mark.parametrize("name", ["hcan-2sa-target", "hcan-1sa-maxpool", "han"])
 def test_keras_round_trip_in_safe_mode(name, tmp_path):
     model = _build(name)
+    # one eager step (tracing it costs ~10x; tests/models/test_baselines.py traces these)
     model.compile(optimizer=models.get_preset(name).make_optimizer(1e-3),
-                  loss="sparse_categorical_crossentropy")
+                  loss="sparse_categorical_crossentropy", run_eagerly=True)
     model.fit(DOCS, np.array([0, 2]), epochs=1, verbose=0)
     path = str(tmp_path / "m.keras")
     model.save(path)
@@ -148,7 +149,9 @@ def test_mixed_precision_trains_without_nan(name, policy):
         optimizer = keras.optimizers.Adam(1e-2)
         if policy == "mixed_float16":
             optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
-        model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy")
+        # eagerly: the same ops in the same dtypes, without tracing 4 train steps
+        model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy",
+                      run_eagerly=True)
         history = model.fit(np.tile(DOCS, (4, 1, 1)), np.tile([0, 2], 4), epochs=3, batch_size=2,
                             verbose=0)
         assert np.isfinite(history.history["loss"]).all()
