@@ -176,6 +176,14 @@ LEVERS["can-2sa-target-sst2-lr2e-4"] = (["--model", "can-2sa-target", "--dataset
                                          "--learning-rate", "0.0002"], 0.78)
 LEVERS["can-2sa-target-sst2-dropout"] = (["--model", "can-2sa-target", "--dataset", "sst2",
                                           "--model-option", "dropout=0.3"], 0.78)
+# IRAM's word vectors from N(0, 1), the scale of standardised GloVe (iram-vanilla's and
+# iram-baseline's default before: without pretrained vectors they overfit SST-2), or from
+# N(0, 0.1) (their default since)
+for _name in ("iram-vanilla", "iram-baseline"):
+    for _stddev in ("1", "0.1"):
+        LEVERS[f"{_name}-sst2-embedding{_stddev}"] = (
+            ["--model", _name, "--dataset", "sst2", "--model-option",
+             f"embedding_stddev={_stddev}"], 0.78)
 
 SUITES = {
     "baselines": (BASELINES, "Foundation baselines: test accuracy and training time"),
