@@ -82,6 +82,7 @@ def small(tmp_path_factory):
                    f"{words[(3 * i) % 10]},{i % 2}\n" for i in range(400))
     args = [a if a != "sst2" else f"csv:{write(tmp / 'd.csv', 'text,label' + chr(10) + rows)}"
             for a in CNN]
+    args[args.index("--verbose") + 1] = "2"  # a line per epoch: the test sees what trained
     rc, log = _finish(_start(tmp, "k", args=args))
     assert rc == 0, log
     return args, str(tmp / "k")
@@ -115,6 +116,7 @@ def test_a_kill_after_the_last_epoch_loses_no_training(small, tmp_path, kill_in)
     run_dir = str(tmp_path / "k")
     rc, log = _finish(_start(tmp_path, "k", kill_in=kill_in, args=args))
     assert rc == -signal.SIGKILL, log
+    assert "Epoch 1/2" in log and "Epoch 2/2" in log
     assert not os.path.exists(os.path.join(run_dir, runs.METRICS))
     assert resume.read_fit_done(run_dir)["epochs_run"] == 2
     rc, log = _finish(_start(tmp_path, "k", args=args))
