@@ -269,13 +269,12 @@ def _register_builtin():
             name, "adjusted", **sanet,
             description="Adam 1e-3, 1/sqrt(d)-scaled attention, embeddings x10: learns "
                         "where the paper's SGD recipe stays at chance"))
+        schedule = ", warmed up over 10 % of the steps and decayed by a cosine" if big else ""
+        description = ("the adjusted recipe (Adam 1e-3, scaled attention, embeddings x10) "
+                       f"for 10 epochs instead of 40{schedule}")
         register_recipe(Recipe(
             name, DEFAULT, train={**sanet["train"], "epochs": 10, **(warm if big else {})},
-            model_options=sanet["model_options"],
-            description="the adjusted recipe (Adam 1e-3, scaled attention, embeddings x10) "
-                        "for 10 epochs instead of 40" + (
-                            ", warmed up over 10 % of the steps and decayed by a cosine"
-                            if big else "")))
+            model_options=sanet["model_options"], description=description))
     # HCAN/CAN: the paper trains one document at a time with Adam 2e-5 and d = 512;
     # batched (32) that rate is far too small, and d = 512 is about an hour per IMDB
     # epoch on 2 cores. d = 128 with Adam 5e-4 gave the best IMDB result here (0.8945,
@@ -289,11 +288,11 @@ def _register_builtin():
         if name.startswith(("hcan-", "can-")):
             more = name == "can-2sa-target"
             options = {"d": 128, "embedding_dim": 128, **({"dropout": 0.3} if more else {})}
-            register_recipe(Recipe(
-                name, DEFAULT, train={"learning_rate": 0.0005}, model_options=options,
-                description="d = 128, " + ("dropout 0.3, " if more else "") +
-                            "Adam 5e-4 on batches of 32 (the paper: d = 512, "
-                            "2e-5 one document at a time)"))
+            dropout = "dropout 0.3, " if more else ""
+            description = (f"d = 128, {dropout}Adam 5e-4 on batches of 32 (the paper: "
+                           "d = 512, 2e-5 one document at a time)")
+            register_recipe(Recipe(name, DEFAULT, train={"learning_rate": 0.0005},
+                                   model_options=options, description=description))
     # RNN: the Transformer paper's baseline reads the last state of a simple RNN, which
     # forgets the start of a sentence (SST-2: 0.751 +/- 0.013 over 3 seeds); a masked max
     # over the states and dropout 0.5, as bilstm's preset pools, learn (0.787 +/- 0.004;
@@ -324,9 +323,10 @@ def _register_builtin():
     # benchmarks/results/levers.md). iram-full (0.793 from N(0, 1)) was not measured so.
     for name in ("iram-vanilla", "iram-full", "iram-baseline"):
         small_start = name != "iram-full"
+        vectors = " with word vectors from N(0, 0.1)" if small_start else ""
+        description = (f"the paper's recipe{vectors}; without a GPU, LSTM 200 per "
+                       "direction, batch 64, 5 epochs")
         register_recipe(Recipe(
             name, DEFAULT, model_options={"embedding_stddev": 0.1} if small_start else {},
             cpu={"train": {"batch_size": 64, "epochs": 5}, "model_options": {"units": 200}},
-            description="the paper's recipe" + (
-                " with word vectors from N(0, 0.1)" if small_start else "") +
-                        "; without a GPU, LSTM 200 per direction, batch 64, 5 epochs"))
+            description=description))

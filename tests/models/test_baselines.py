@@ -94,12 +94,13 @@ WORDS = ["", "[UNK]"] + [f"word{i}" for i in range(2, VOCAB)]
 # take their step eagerly there and traced with -m slow.
 TRACED = {"mlp", "cnn", "gru", "sanet-base", "transformer", "hcan-2sa-target", "han",
           "iram-vanilla", "iram-full"}
-STEP_PARAMS = [pytest.param(n, o, False, id=i) for (n, o), i in zip(VARIANTS, VARIANT_IDS)
-               if n in TRACED and not o]
-STEP_PARAMS += [pytest.param(n, o, True, id=i + "-eager")
-                for (n, o), i in zip(VARIANTS, VARIANT_IDS) if n not in TRACED or o]
-STEP_PARAMS += [pytest.param(n, o, False, id=i, marks=pytest.mark.slow)
-                for (n, o), i in zip(VARIANTS, VARIANT_IDS) if n not in TRACED or o]
+STEP_PARAMS = []
+for (_name, _options), _id in zip(VARIANTS, VARIANT_IDS):
+    if _name in TRACED and not _options:
+        STEP_PARAMS.append(pytest.param(_name, _options, False, id=_id))
+    else:  # eager by default, its traced step with -m slow
+        STEP_PARAMS.append(pytest.param(_name, _options, True, id=_id + "-eager"))
+        STEP_PARAMS.append(pytest.param(_name, _options, False, id=_id, marks=pytest.mark.slow))
 
 
 def test_one_traced_step_for_each_builder():
