@@ -209,8 +209,8 @@ SUITES = {
                            "accuracy and training time"),
     "levers": (LEVERS, "Other levers on SST-2 (warm-up with cosine decay, weight decay, "
                        "pooling of the recurrent baselines, sanet-big's learning rate, the "
-                       "recipes of lstm, can-2sa-target and IRAM's LSTM-only presets): test "
-                       "accuracy and training time"),
+                       "recipes of lstm, can-2sa-target and IRAM's presets; sanet-base on "
+                       "SST-5 too): test accuracy and training time"),
     "wordvectors": (WORD_VECTORS, "In-domain word vectors (FastText on SST-2 and IMDB "
                                   "training texts) on SST-2: test accuracy and training time"),
 }
