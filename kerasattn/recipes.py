@@ -323,12 +323,23 @@ def _register_builtin():
     # benchmarks/results/levers.md). iram-full keeps N(0, 1): N(0, 0.1) gained 0.010 on
     # SST-2 validation (about one std) but held it at chance for two of its five AG News
     # epochs (validation 0.566 against 0.628, seed 0) and all five on BBC.
+    # The paper's N(0, 0.01) for every other weight shrinks the signal layer by layer:
+    # iram-vanilla and iram-baseline did not learn SST-5 (test 0.307 +/- 0.051 and 0.305
+    # +/- 0.068) and stayed near chance on BBC (0.372 +/- 0.007, 0.394 +/- 0.016). From
+    # N(0, 0.05) (about Glorot's scale for their sizes; the LSTMs keep Keras's) they learn
+    # every built-in set (SST-5 0.400 +/- 0.010 and 0.414 +/- 0.004, BBC 0.772 +/- 0.056
+    # and 0.665 +/- 0.043, AG News 0.836 +/- 0.019 and 0.846 +/- 0.006) at 0.006 of SST-2
+    # validation (benchmarks/results/levers.md, 3 seeds each).
+    # iram-full keeps N(0, 0.01): N(0, 0.05) left it at 0.551 on AG News validation
+    # (against 0.628, seed 0).
     for name in ("iram-vanilla", "iram-full", "iram-baseline"):
         small_start = name != "iram-full"
-        vectors = " with word vectors from N(0, 0.1)" if small_start else ""
+        vectors = (" with word vectors from N(0, 0.1) and other weights from N(0, 0.05)"
+                   if small_start else "")
         description = (f"the paper's recipe{vectors}; without a GPU, LSTM 200 per "
                        "direction, batch 64, 5 epochs")
         register_recipe(Recipe(
-            name, DEFAULT, model_options={"embedding_stddev": 0.1} if small_start else {},
+            name, DEFAULT,
+            model_options={"embedding_stddev": 0.1, "init_stddev": 0.05} if small_start else {},
             cpu={"train": {"batch_size": 64, "epochs": 5}, "model_options": {"units": 200}},
             description=description))

@@ -46,12 +46,15 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
     assert can2.model_config["d"] == can1.model_config["d"] == 128
     assert can2.train.learning_rate == can1.train.learning_rate == 0.0005
     assert RunConfig.create("can-2sa-target", "sst2", recipe="paper").model_config["d"] == 512
-    # IRAM's vanilla and baseline start their word vectors from N(0, 0.1); the full model
-    # and the paper recipe from N(0, 1)
-    for name, stddev in (("iram-vanilla", 0.1), ("iram-baseline", 0.1), ("iram-full", 1.0)):
-        assert RunConfig.create(name, "sst2").model_config["embedding_stddev"] == stddev
-        assert RunConfig.create(name, "sst2", recipe="paper").model_config[
-            "embedding_stddev"] == 1.0
+    # IRAM's vanilla and baseline start their word vectors from N(0, 0.1) and their other
+    # weights (not the LSTM's) from N(0, 0.05); the full model and the paper recipe from
+    # N(0, 1) and N(0, 0.01)
+    for name, stddev, init in (("iram-vanilla", 0.1, 0.05), ("iram-baseline", 0.1, 0.05),
+                               ("iram-full", 1.0, 0.01)):
+        config = RunConfig.create(name, "sst2").model_config
+        assert (config["embedding_stddev"], config["init_stddev"]) == (stddev, init)
+        paper = RunConfig.create(name, "sst2", recipe="paper").model_config
+        assert (paper["embedding_stddev"], paper["init_stddev"]) == (1.0, 0.01)
 
 
 def test_flags_override_the_recipe_and_a_named_recipe_equals_its_flags():
@@ -110,7 +113,7 @@ def test_a_recipe_sized_for_the_cpu_applies_only_there():
     assert not cpu.same_run(gpu.to_json()) and cpu.same_run(cpu.to_json())
     recipe = recipes.get_recipe("iram-vanilla", device="cpu")
     assert recipe.cpu == {} and recipe.model_options == {"embedding_stddev": 0.1,
-                                                        "units": 200}
+                                                        "init_stddev": 0.05, "units": 200}
     assert recipes.get_recipe("iram-vanilla").cpu  # as registered
     with pytest.raises(ValueError, match="device must be"):
         recipes.get_recipe("iram-vanilla").on("tpu")

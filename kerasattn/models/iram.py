@@ -69,7 +69,8 @@ def build_iram(vocab_size, num_classes, attention=True, embedding_dim=300, units
         maxout_units, maxout_pool_size, maxout_layers: the classifier (200, 4, 2).
         embedding_dropout: dropout on the word embeddings (0.1).
         dropout: dropout before each maxout layer (the paper tunes it in {0.1 … 0.4}).
-        init_stddev: every weight starts from N(0, init_stddev²) (0.01 in §4.2).
+        init_stddev: every weight starts from N(0, init_stddev²) (0.01 in §4.2;
+            the default recipe of ``iram-vanilla`` and ``iram-baseline`` takes 0.05).
         embedding_stddev: the word vectors start from N(0, embedding_stddev²):
             1.0 by default, the scale of the standardised GloVe vectors the
             paper feeds in (§4.2, after Mu et al. 2017).
