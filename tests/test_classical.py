@@ -34,3 +34,21 @@ def test_lr_is_l1():
     assert clf.l1_ratio == 1.0 and clf.C == 1.0 and clf.solver == "saga"
     tfidf = model.pipeline.named_steps["tfidf"]
     assert tfidf.ngram_range == (1, 2) and tfidf.min_df == 5
+    l2 = models.get("lr", num_classes=2, l1_ratio=0, C=10).pipeline.named_steps["classifier"]
+    assert (l2.l1_ratio, l2.C) == (0.0, 10)
+    with pytest.raises(ValueError, match="l1_ratio must be in"):
+        models.get("lr", num_classes=2, l1_ratio=2)
+
+
+def test_l2_fits_what_l1_zeroes():
+    # on four texts whose words each predict the label, L1 at a small C zeroes every
+    # weight (a constant prediction) while L2 keeps them all (each text right)
+    texts = ["good film", "great film", "bad film", "awful film"] * 5
+    labels = np.array([1, 1, 0, 0] * 5)
+    probs = {}
+    for ratio in (1.0, 0.0):
+        model = models.get("lr", num_classes=2, l1_ratio=ratio, C=0.1, min_df=1,
+                           ngram_range=(1, 1)).fit(texts, labels)
+        probs[ratio] = model.predict_proba(texts[:4])[:, 1]
+    np.testing.assert_allclose(probs[1.0], probs[1.0][0])  # L1: the same for every text
+    assert (probs[0.0] > 0.5).tolist() == [True, True, False, False]
