@@ -344,7 +344,7 @@ def _register_builtin():
                    if small_start else "")
         epochs = 10 if small_start else 5
         description = (f"the paper's recipe{vectors}; without a GPU, LSTM 200 per "
-                       f"direction, batch 64" + ("" if small_start else ", 5 epochs"))
+                       "direction, batch 64" + ("" if small_start else ", 5 epochs"))
         register_recipe(Recipe(
             name, DEFAULT,
             model_options={"embedding_stddev": 0.1, "init_stddev": 0.05} if small_start else {},
