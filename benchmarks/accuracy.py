@@ -266,6 +266,13 @@ for _name in ("iram-vanilla", "iram-baseline"):
     for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
         LEVERS[f"{_name}-{_dataset}-epochs10"] = (["--model", _name, "--dataset", _dataset,
                                                    "--epochs", "10"], None)
+# at ten epochs both pass 0.99 training accuracy on AG News (validation 0.83) and 0.95 on
+# BBC: three times the dropout on the embeddings and in the maxout (0.3 against 0.1)
+for _name in ("iram-vanilla", "iram-baseline"):
+    for _dataset in ("ag_news-test-split", "bbc"):
+        LEVERS[f"{_name}-{_dataset}-dropout0.3"] = (
+            ["--model", _name, "--dataset", _dataset, "--model-option", "embedding_dropout=0.3",
+             "--model-option", "dropout=0.3"], None)
 # sanet-base overfits SST-5 within three epochs (validation 0.36 at best, 0.05 below cnn):
 # a lower rate, or dropout on the embeddings and the pooled vector, on both SST sets
 for _dataset in ("sst2", "sst5"):
