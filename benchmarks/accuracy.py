@@ -129,11 +129,12 @@ WORD_VECTORS = {
 # the hierarchical and recurrent-attention families (their word vectors are 200-, 128- and
 # 300-d by default: these take the file's 100)
 # (iram-vanilla as measured with five epochs, its default without a GPU until ten)
+_EPOCHS_BEFORE = ["--epochs", "5"]
 for _name in ("han", "hcan-1sa-target", "iram-vanilla"):
     WORD_VECTORS[f"{_name}-sst2-vectors"] = (["--model", _name, "--dataset", "sst2",
                                               *_WITH_VECTORS, "--model-option",
                                               "embedding_dim=100",
-                                              *(["--epochs", "5"] if _name == "iram-vanilla"
+                                              *(_EPOCHS_BEFORE if _name == "iram-vanilla"
                                                 else [])], 0.78)
 # iram-vanilla at the paper's N(0, 0.01) head weights, its default until N(0, 0.05)
 WORD_VECTORS["iram-vanilla-sst2-vectors-init0.01"] = (
@@ -213,8 +214,7 @@ LEVERS["can-2sa-target-sst2-dropout"] = (["--model", "can-2sa-target", "--datase
 # BBC levers below were measured with the paper's N(0, 0.01) for the other weights, the
 # default of iram-vanilla and iram-baseline until N(0, 0.05) replaced it, and with five
 # epochs, their default without a GPU until ten replaced it (the epochs10 rows below):
-_INIT_BEFORE = ["--model-option", "init_stddev=0.01", "--epochs", "5"]
-_EPOCHS_BEFORE = ["--epochs", "5"]
+_INIT_BEFORE = ["--model-option", "init_stddev=0.01", *_EPOCHS_BEFORE]
 for _name in ("iram-vanilla", "iram-baseline", "iram-full"):
     for _stddev in ("1", "0.1"):
         LEVERS[f"{_name}-sst2-embedding{_stddev}"] = (
