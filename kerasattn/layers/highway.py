@@ -3,16 +3,27 @@
 import keras
 
 
+GATES = ("transform", "carry")
+
+
 @keras.saving.register_keras_serializable(package="kerasattn")
 class Highway(keras.layers.Layer):
-    """A stack of highway layers: ``y = g ⊙ H(x) + (1 − g) ⊙ x`` per layer.
+    """A stack of highway layers, each gating its transform ``H(x)`` against its input.
 
-    ``H(x) = act(W_H x + b_H)`` and the transform gate
-    ``g = sigmoid(W_g x + b_g)``. IRAM initialises every gate bias to 1
-    (§4.2, "as recommended by Srivastava et al."), so a new layer starts
-    mostly transforming (g ≈ 0.73); ``gate_bias_initializer`` changes that
-    (Srivastava et al. suggest negative values for very deep stacks). Works on
-    any rank (the last axis is transformed) and passes the mask through.
+    ``H(x) = act(W_H x + b_H)`` and the gate ``g = sigmoid(W_g x + b_g)``. Which
+    of the two ``g`` opens is ``gate``:
+
+    - ``"transform"`` (Srivastava et al. 2015's formula): ``y = g ⊙ H(x) + (1 − g) ⊙ x``;
+    - ``"carry"`` (AllenNLP's and TensorFlow's ``HighwayWrapper``):
+      ``y = g ⊙ x + (1 − g) ⊙ H(x)``.
+
+    Every gate bias starts at ``gate_bias_initializer`` (1.0). IRAM §4.2 sets
+    "all highway networks' gate biases to 1, as recommended by Srivastava et
+    al.", who recommend starting biased towards carrying the input: that is a
+    carry gate at +1 (a new layer passes ≈ 73 % of its input on). Read as a
+    transform gate, +1 starts each layer transforming instead; with IRAM's
+    N(0, 0.01) weights H(x) ≈ 0 then, so every layer shrinks its input to ≈ 27 %.
+    Works on any rank (the last axis is transformed) and passes the mask through.
 
     Args:
         num_layers: how many highway layers are stacked (2 over IRAM's
@@ -20,6 +31,7 @@ class Highway(keras.layers.Layer):
         activation: the activation of H (ReLU by default).
         gate_bias_initializer: the initial gate bias (1.0 in IRAM §4.2).
         kernel_initializer: initializer of W_H and W_g (IRAM: N(0, 0.01)).
+        gate: ``"transform"`` (default) or ``"carry"``: what the gate opens.
 
     Call arguments:
         inputs: (..., d). mask: passed on unchanged.
@@ -32,10 +44,13 @@ class Highway(keras.layers.Layer):
     """
 
     def __init__(self, num_layers=1, activation="relu", gate_bias_initializer=1.0,
-                 kernel_initializer="glorot_uniform", **kwargs):
+                 kernel_initializer="glorot_uniform", gate="transform", **kwargs):
         super().__init__(**kwargs)
         if not isinstance(num_layers, int) or num_layers < 1:
             raise ValueError(f"num_layers must be a positive integer, got {num_layers!r}")
+        if gate not in GATES:
+            raise ValueError(f"gate must be one of {', '.join(GATES)}, got {gate!r}")
+        self.gate = gate
         self.num_layers = num_layers
         self.activation = keras.activations.get(activation)
         self.gate_bias_initializer = float(gate_bias_initializer)
@@ -65,7 +80,10 @@ class Highway(keras.layers.Layer):
         x = inputs
         for transform, gate in zip(self._transforms, self._gates):
             g = gate(x)
-            x = g * transform(x) + (1 - g) * x
+            if self.gate == "carry":
+                x = g * x + (1 - g) * transform(x)
+            else:
+                x = g * transform(x) + (1 - g) * x
         return x
 
     def compute_mask(self, inputs, mask=None):
@@ -78,6 +96,6 @@ class Highway(keras.layers.Layer):
         config = super().get_config()
         config.update(num_layers=self.num_layers,
                       activation=keras.activations.serialize(self.activation),
-                      gate_bias_initializer=self.gate_bias_initializer,
+                      gate_bias_initializer=self.gate_bias_initializer, gate=self.gate,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config

@@ -4,7 +4,7 @@ import keras
 from keras import ops
 
 from kerasattn.layers._attention_ops import masked_softmax
-from kerasattn.layers.highway import Highway
+from kerasattn.layers.highway import GATES, Highway
 
 
 def attention_regularizer(attention, gamma, steps=None):
@@ -49,6 +49,8 @@ class IterativeRecursiveAttention(keras.layers.Layer):
         gamma: γ of Equation 3 (3e-4 in §4.4); 0 disables the penalty.
         kernel_initializer: initializer of W, the GRU and the highway layer
             (IRAM: N(0, 0.01)).
+        highway_gate: what the summary highway's gate opens, ``"transform"``
+            (default) or ``"carry"`` (:class:`~kerasattn.layers.Highway`).
 
     Call arguments:
         inputs: ``[hidden_states, initial_query]``: (batch, N, d_h) and (batch, d_q).
@@ -71,7 +73,8 @@ class IterativeRecursiveAttention(keras.layers.Layer):
     # (batch, *attention_axes); attention extraction reads these names.
     attention_axes = ("step", "memory")
 
-    def __init__(self, steps=3, gamma=3e-4, kernel_initializer="glorot_uniform", **kwargs):
+    def __init__(self, steps=3, gamma=3e-4, kernel_initializer="glorot_uniform",
+                 highway_gate="transform", **kwargs):
         super().__init__(**kwargs)
         if not isinstance(steps, int) or steps < 1:
             raise ValueError(f"steps must be a positive integer, got {steps!r}")
@@ -79,6 +82,10 @@ class IterativeRecursiveAttention(keras.layers.Layer):
             raise ValueError(f"gamma must be >= 0, got {gamma!r}")
         self.steps = steps
         self.gamma = float(gamma)
+        if highway_gate not in GATES:
+            raise ValueError(f"highway_gate must be one of {', '.join(GATES)}, "
+                             f"got {highway_gate!r}")
+        self.highway_gate = highway_gate
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.supports_masking = True
         self._softmax = keras.layers.Softmax(axis=-1, dtype="float32", name="softmax")
@@ -96,6 +103,7 @@ class IterativeRecursiveAttention(keras.layers.Layer):
                                                 dtype=self.dtype_policy)
         self._controller.build((None, d_h))
         self._highway = Highway(num_layers=1, kernel_initializer=self.kernel_initializer,
+                                gate=self.highway_gate,
                                 name="summary_highway", dtype=self.dtype_policy)
         self._highway.build((None, d_h))
 
@@ -145,6 +153,6 @@ class IterativeRecursiveAttention(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(steps=self.steps, gamma=self.gamma,
+        config.update(steps=self.steps, gamma=self.gamma, highway_gate=self.highway_gate,
                       kernel_initializer=keras.initializers.serialize(self.kernel_initializer))
         return config

@@ -55,7 +55,7 @@ def _lstm_initializers(lstm_init, init):
 def build_iram(vocab_size, num_classes, attention=True, embedding_dim=300, units=400, steps=3,
                gamma=3e-4, maxout_units=200, maxout_pool_size=4, maxout_layers=2,
                embedding_dropout=0.1, dropout=0.1, init_stddev=0.01, embedding_stddev=1.0,
-               lstm_init="keras", name="iram"):
+               lstm_init="keras", highway_gate="transform", name="iram"):
     """Build the vanilla IRAM (``attention=True``) or its maxout baseline.
 
     Args:
@@ -77,6 +77,12 @@ def build_iram(vocab_size, num_classes, attention=True, embedding_dim=300, units
         lstm_init: ``"keras"`` (default): the LSTM kernels keep Keras's
             Glorot-uniform input and orthogonal recurrent initialisers;
             ``"normal"``: N(0, init_stddev²) like every other weight.
+        highway_gate: which gate §4.2's "gate biases initialised to 1" opens in
+            the highway layers: ``"transform"`` (each new layer starts
+            transforming, shrinking its input to about 27 % under N(0, 0.01)
+            weights) or ``"carry"`` (each starts passing about 73 % of its input
+            on, Srivastava et al.'s recommendation the paper cites). See
+            :class:`~kerasattn.layers.Highway`.
     """
     init = keras.initializers.RandomNormal(stddev=init_stddev)
     ids = keras.Input((None,), dtype="int32", name="token_ids")
@@ -90,6 +96,7 @@ def build_iram(vocab_size, num_classes, attention=True, embedding_dim=300, units
     if attention:
         query = keras.layers.Concatenate(name="initial_query")([c_fw, c_bw])
         features = IterativeRecursiveAttention(steps=steps, gamma=gamma, kernel_initializer=init,
+                                               highway_gate=highway_gate,
                                                name="iterative_attention")([hidden, query])
     else:
         features = keras.layers.Concatenate(name="last_states")([h_fw, h_bw])
@@ -104,7 +111,8 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
                     ngram_dim=100, ngram_buckets=100_000, units=400, context_layers=2,
                     query_layers=1, steps=3, gamma=3e-4, maxout_units=200, maxout_pool_size=4,
                     maxout_layers=2, embedding_dropout=0.1, dropout=0.1, init_stddev=0.01,
-                    embedding_stddev=1.0, lstm_init="keras", name="iram-full"):
+                    embedding_stddev=1.0, lstm_init="keras", highway_gate="transform",
+                    name="iram-full"):
     """Build IRAM with the full encoder of §3.4.
 
     Args:
@@ -129,7 +137,8 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
     ngram_layer = CharNgramEmbedding(vocab_size, ngram_dim, num_buckets=ngram_buckets,
                                      embeddings_initializer=embedding_init, name="char_ngrams")
     x = keras.layers.Concatenate(name="word_and_ngrams")([words, ngram_layer(ids)])
-    x = Highway(num_layers=2, kernel_initializer=init, name="embedding_highway")(x)
+    x = Highway(num_layers=2, kernel_initializer=init, gate=highway_gate,
+                name="embedding_highway")(x)
 
     def bilstm(i, states=False):
         return keras.layers.Bidirectional(
@@ -144,8 +153,10 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
         x = bilstm(i)(x)
     _, _, c_fw, _, c_bw = bilstm(context_layers + query_layers, states=True)(x)
     query = keras.layers.Concatenate(name="final_cell_states")([c_fw, c_bw])
-    query = Highway(num_layers=1, kernel_initializer=init, name="query_highway")(query)
+    query = Highway(num_layers=1, kernel_initializer=init, gate=highway_gate,
+                    name="query_highway")(query)
     features = IterativeRecursiveAttention(steps=steps, gamma=gamma, kernel_initializer=init,
+                                           highway_gate=highway_gate,
                                            name="iterative_attention")([hidden, query])
     features = Maxout(maxout_units, maxout_pool_size, maxout_layers, dropout=dropout,
                       kernel_initializer=init, name="maxout")(features)
@@ -166,7 +177,8 @@ def paper_optimizer(learning_rate):
 _TRAIN = {"learning_rate": 3e-4, "batch_size": 32, "max_length": 200}
 _CONFIG = {"embedding_dim": 300, "units": 400, "steps": 3, "gamma": 3e-4, "maxout_units": 200,
            "maxout_pool_size": 4, "maxout_layers": 2, "embedding_dropout": 0.1, "dropout": 0.1,
-           "init_stddev": 0.01, "embedding_stddev": 1.0, "lstm_init": "keras"}
+           "init_stddev": 0.01, "embedding_stddev": 1.0, "lstm_init": "keras",
+           "highway_gate": "transform"}
 register(Preset("iram-vanilla", build_iram, {**_CONFIG, "attention": True},
                 train_config=_TRAIN, make_optimizer=paper_optimizer,
                 description="IRAM vanilla (Tutek & Šnajder 2018): BiLSTM 400 + T=3 iterative "

@@ -25,6 +25,31 @@ def test_highway_gate_biases_start_at_one_and_match_numpy():
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
 
 
+def test_highway_carry_gate_matches_numpy_and_starts_carrying():
+    layer = Highway(num_layers=2, gate="carry", kernel_initializer=keras.initializers.RandomNormal(
+        stddev=0.01, seed=0))
+    x = np.random.default_rng(2).normal(size=(3, 4)).astype("float32")
+    y = np.asarray(layer(x))
+    expected = x
+    for i in range(2):
+        wh, bh = (np.asarray(v) for v in layer._transforms[i].weights)
+        wg, bg = (np.asarray(v) for v in layer._gates[i].weights)
+        g = _sigmoid(expected @ wg + bg)  # the carry gate: y = g x + (1 - g) H(x)
+        expected = g * expected + (1 - g) * np.maximum(expected @ wh + bh, 0)
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
+    # with IRAM's N(0, 0.01) weights H(x) is about 0: a carry gate at +1 passes
+    # sigmoid(1) ~ 0.73 of the input per layer, a transform gate at +1 only 0.27
+    transform = Highway(num_layers=2, kernel_initializer=keras.initializers.RandomNormal(
+        stddev=0.01, seed=0))
+    ratio = np.std(y) / np.std(x)
+    assert 0.73 ** 2 - 0.05 < ratio < 0.73 ** 2 + 0.05
+    assert np.std(np.asarray(transform(x))) / np.std(x) < 0.27 ** 2 + 0.05
+    clone = Highway.from_config(layer.get_config())
+    assert clone.gate == "carry"
+    with pytest.raises(ValueError, match="gate must be one of transform, carry"):
+        Highway(gate="open")
+
+
 def test_highway_closed_gate_carries_the_input():
     layer = Highway(gate_bias_initializer=-1e4)  # sigmoid(-1e4) = 0: carry everything
     x = np.random.default_rng(1).normal(size=(2, 5, 3)).astype("float32")

@@ -112,3 +112,14 @@ def test_validation():
         IterativeRecursiveAttention(steps=0)
     with pytest.raises(ValueError, match="gamma"):
         IterativeRecursiveAttention(gamma=-1)
+    with pytest.raises(ValueError, match="highway_gate"):
+        IterativeRecursiveAttention(highway_gate="open")
+
+
+def test_the_summary_highway_takes_the_gate_asked_for():
+    layer = IterativeRecursiveAttention(highway_gate="carry")
+    layer([H, Q], mask=MASK)
+    assert layer._highway.gate == "carry"
+    clone = IterativeRecursiveAttention.from_config(layer.get_config())
+    assert clone.highway_gate == "carry"
+    assert IterativeRecursiveAttention().highway_gate == "transform"
