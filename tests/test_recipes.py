@@ -46,15 +46,17 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
     assert can2.model_config["d"] == can1.model_config["d"] == 128
     assert can2.train.learning_rate == can1.train.learning_rate == 0.0005
     assert RunConfig.create("can-2sa-target", "sst2", recipe="paper").model_config["d"] == 512
-    # IRAM's vanilla and baseline start their word vectors from N(0, 0.1) and their other
-    # weights (not the LSTM's) from N(0, 0.05); the full model and the paper recipe from
-    # N(0, 1) and N(0, 0.01)
-    for name, stddev, init in (("iram-vanilla", 0.1, 0.05), ("iram-baseline", 0.1, 0.05),
-                               ("iram-full", 1.0, 0.01)):
+    # IRAM's presets start their word vectors from N(0, 0.1) and their other weights (not
+    # the LSTM's) from N(0, 0.05), and iram-full's highways carry their input; the paper
+    # recipe starts from N(0, 1) and N(0, 0.01) with transform gates
+    for name, gate in (("iram-vanilla", "transform"), ("iram-baseline", "transform"),
+                       ("iram-full", "carry")):
         config = RunConfig.create(name, "sst2").model_config
-        assert (config["embedding_stddev"], config["init_stddev"]) == (stddev, init)
+        assert (config["embedding_stddev"], config["init_stddev"],
+                config["highway_gate"]) == (0.1, 0.05, gate)
         paper = RunConfig.create(name, "sst2", recipe="paper").model_config
-        assert (paper["embedding_stddev"], paper["init_stddev"]) == (1.0, 0.01)
+        assert (paper["embedding_stddev"], paper["init_stddev"],
+                paper["highway_gate"]) == (1.0, 0.01, "transform")
 
 
 def test_flags_override_the_recipe_and_a_named_recipe_equals_its_flags():
