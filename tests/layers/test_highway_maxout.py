@@ -11,18 +11,24 @@ def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+def _numpy_highway(layer, x):
+    """``layer``'s output computed in numpy from its weights: the gate g opens the
+    transform (y = g H(x) + (1 - g) x) or, for gate="carry", the input (y = g x + (1 - g)
+    H(x)); every gate bias is checked to start at 1 (IRAM §4.2)."""
+    for transform, gate in zip(layer._transforms, layer._gates):
+        wh, bh = (np.asarray(v) for v in transform.weights)
+        wg, bg = (np.asarray(v) for v in gate.weights)
+        np.testing.assert_array_equal(bg, 1.0)
+        g, h = _sigmoid(x @ wg + bg), np.maximum(x @ wh + bh, 0)
+        x = g * x + (1 - g) * h if layer.gate == "carry" else g * h + (1 - g) * x
+    return x
+
+
 def test_highway_gate_biases_start_at_one_and_match_numpy():
     layer = Highway(num_layers=2)
     x = np.random.default_rng(0).normal(size=(3, 4)).astype("float32")
-    y = np.asarray(layer(x))
-    expected = x
-    for i in range(2):
-        wh, bh = (np.asarray(v) for v in layer._transforms[i].weights)
-        wg, bg = (np.asarray(v) for v in layer._gates[i].weights)
-        np.testing.assert_array_equal(bg, 1.0)  # IRAM §4.2
-        g = _sigmoid(expected @ wg + bg)
-        expected = g * np.maximum(expected @ wh + bh, 0) + (1 - g) * expected
-    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(layer(x)), _numpy_highway(layer, x), rtol=1e-5,
+                               atol=1e-6)
 
 
 def test_highway_carry_gate_matches_numpy_and_starts_carrying():
@@ -30,13 +36,7 @@ def test_highway_carry_gate_matches_numpy_and_starts_carrying():
         stddev=0.01, seed=0))
     x = np.random.default_rng(2).normal(size=(3, 4)).astype("float32")
     y = np.asarray(layer(x))
-    expected = x
-    for i in range(2):
-        wh, bh = (np.asarray(v) for v in layer._transforms[i].weights)
-        wg, bg = (np.asarray(v) for v in layer._gates[i].weights)
-        g = _sigmoid(expected @ wg + bg)  # the carry gate: y = g x + (1 - g) H(x)
-        expected = g * expected + (1 - g) * np.maximum(expected @ wh + bh, 0)
-    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y, _numpy_highway(layer, x), rtol=1e-5, atol=1e-6)
     # with IRAM's N(0, 0.01) weights H(x) is about 0: a carry gate at +1 passes
     # sigmoid(1) ~ 0.73 of the input per layer, a transform gate at +1 only 0.27
     transform = Highway(num_layers=2, kernel_initializer=keras.initializers.RandomNormal(
