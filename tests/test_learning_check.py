@@ -65,6 +65,20 @@ def test_a_row_gives_mean_and_standard_deviation_and_flags_runs_that_did_not_lea
     assert "| - | 0.8100 | 1 |" in accuracy._row(suite, "a", old)
 
 
+def test_a_row_name_is_given_once():
+    # a second row under a name would take over the first's records
+    rows = accuracy.Rows({"a": (["--model", "mlp"], None)})
+    with pytest.raises(ValueError, match="'a' is defined twice"):
+        rows["a"] = (["--model", "cnn"], None)
+    with pytest.raises(ValueError, match="defined twice"):
+        rows.update({"a": (["--model", "cnn"], None)})
+    rows.redefine("a", (["--model", "cnn"], None))  # on purpose: pinning an option
+    rows.update(b=(["--model", "gru"], None))
+    assert rows == {"a": (["--model", "cnn"], None), "b": (["--model", "gru"], None)}
+    for suite, _ in accuracy.SUITES.values():
+        assert isinstance(suite, accuracy.Rows)
+
+
 def test_seed_runs_keep_seed_zero_as_the_configurations_own_run():
     assert accuracy._seed_runs("x", ["--model", "mlp"], 3) == [
         ("x", ["--model", "mlp"]), ("x-seed1", ["--model", "mlp", "--seed", "1"]),
