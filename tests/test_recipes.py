@@ -22,9 +22,16 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
     assert default.train.optimizer == "adam" and default.train.learning_rate == 0.001
     assert default.model_config["scaled"] is True and default.model_config["embedding_scale"] == 10
     assert (paper.train.epochs, default.train.epochs) == (40, 10)
+    # the base pair takes batches of 32 by default; the paper (and adjusted) keep §4's 128,
+    # and the big pair its warm-up instead
+    assert (paper.train.batch_size, default.train.batch_size) == (128, 32)
+    assert RunConfig.create("sanet-baseline-base", "sst2").train.batch_size == 32
+    assert RunConfig.create("sanet-base", "sst2", recipe="adjusted").train.batch_size == 128
+    big = RunConfig.create("sanet-big", "sst2")
+    assert (big.train.batch_size, big.train.lr_schedule) == (128, "cosine")
     adjusted = RunConfig.create("sanet-base", "sst2", recipe="adjusted")
     assert adjusted.train.epochs == 40 and adjusted.same_run(
-        RunConfig.create("sanet-base", "sst2", epochs=40).to_json())
+        RunConfig.create("sanet-base", "sst2", epochs=40, batch_size=128).to_json())
     assert RunConfig.create("cnn", "sst2").same_run(RunConfig.create("cnn", "sst2",
                                                                      recipe="paper").to_json())
     # rnn: the paper's final state; by default a masked max over the states, dropout 0.5
