@@ -357,9 +357,10 @@ def _register_builtin():
     # 0.822 (0.628), SST-5 0.410 (0.328), SST-2 0.786 (0.794; benchmarks/results/
     # levers.md, rows iram-full-*-carry*); test over 3 seeds, SST-2 0.812 +/- 0.009
     # (0.793 +/- 0.020 before), BBC 0.730 +/- 0.050, AG News 0.828 +/- 0.009, SST-5
-    # 0.415 +/- 0.008 (benchmarks/results/defaults.md). The paper recipe keeps the transform reading;
-    # so does iram-vanilla's default (one highway, over its summaries): with the carry gate
-    # it did worse on BBC (validation 0.770 against 0.899, seed 0).
+    # 0.415 +/- 0.008 (benchmarks/results/defaults.md). The paper recipe keeps the
+    # transform reading; so does iram-vanilla's default (one highway, over its
+    # summaries): with the carry gate it did worse on BBC (validation 0.770 against
+    # 0.899, seed 0).
     for name in ("iram-vanilla", "iram-full", "iram-baseline"):
         full = name == "iram-full"
         gate = ", highways that start carrying their input" if full else ""
