@@ -1,6 +1,6 @@
 """The README's Python quickstart (TextClassifier, cnn, SST-2, 3 epochs) over seeds.
 
-    python -m benchmarks.quickstart [--seeds 3] [--preset cnn] [--dataset sst2] [--epochs 3]
+    python -m benchmarks.quickstart [--seeds 10] [--preset cnn] [--dataset sst2] [--epochs 3]
 
 Fits ``kerasattn.TextClassifier.from_preset(PRESET)`` on the training texts with
 the dev split for validation, once per seed (``keras.utils.set_random_seed``),
@@ -28,8 +28,9 @@ def measure(preset, dataset, epochs, seed):
     ds = datasets.load(dataset)
     clf = kerasattn.TextClassifier.from_preset(preset, num_classes=ds.num_classes)
     start = time.perf_counter()
+    # as the README does: the seed goes through keras.utils.set_random_seed alone
     clf.fit(ds.train.texts, ds.train.labels, validation_data=(ds.val.texts, ds.val.labels),
-            epochs=epochs, seed=seed, verbose=2)
+            epochs=epochs, verbose=2)
     seconds = time.perf_counter() - start
     _, accuracy = clf.evaluate(ds.test.texts, ds.test.labels, verbose=0)
     return float(accuracy), seconds
@@ -41,7 +42,7 @@ def main(argv=None):
 
     p = argparse.ArgumentParser(prog="python -m benchmarks.quickstart", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--preset", default="cnn")
     p.add_argument("--dataset", default="sst2")
     p.add_argument("--epochs", type=int, default=3)

@@ -172,11 +172,15 @@ def check_class_names(class_names):
 
 def export_model(model, preprocessor, class_names, path, max_length=None):
     """Write ``model`` with ``preprocessor`` to ``path`` as a SavedModel (see the module
-    docstring); returns ``path``. Raises ``ValueError`` (before writing anything) for a
-    class name with a line break."""
+    docstring); returns ``path``. Raises, before writing anything, ``ValueError`` for a
+    class name with a line break and ``FileExistsError`` when ``path`` exists and is not
+    an empty directory (a version is never overwritten)."""
     from kerasattn.data.preprocessing import TextPreprocessor
 
     check_class_names(class_names)
+    if os.path.exists(path) and not (os.path.isdir(path) and not os.listdir(path)):
+        raise FileExistsError(f"{path} exists and is not an empty directory: choose another "
+                              "version")
 
     config = preprocessor.get_config()
     if config["hierarchical"]:

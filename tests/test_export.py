@@ -229,6 +229,27 @@ def test_layout_versions_and_assets(exported, tmp_path):
         os.path.join("saved_models", "my-run", "1"))
 
 
+def test_export_refuses_a_used_version_before_writing_anything(exported, tmp_path):
+    """A version directory that holds anything, or a file in its place, is refused up
+    front: nothing is traced, nothing is written, what was there is kept."""
+    model, pre, _ = exported["han"]
+    used = tmp_path / "used" / "1"
+    used.mkdir(parents=True)
+    (used / "saved_model.pb").write_bytes(b"an earlier export")
+    afile = tmp_path / "afile"
+    afile.write_text("not a SavedModel")
+    for path in (used, afile):
+        with pytest.raises(FileExistsError, match="exists and is not an empty directory"):
+            export.export_model(model, pre, FAMILIES["han"][3], str(path))
+    assert (used / "saved_model.pb").read_bytes() == b"an earlier export"
+    assert afile.read_text() == "not a SavedModel"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "used"]  # no .partial
+    empty = tmp_path / "empty" / "1"
+    empty.mkdir(parents=True)  # an empty version directory is filled
+    export.export_model(model, pre, FAMILIES["han"][3], str(empty))
+    assert (empty / "saved_model.pb").exists()
+
+
 def test_export_and_predict_commands(tmp_path, shared_data):
     from kerasattn.cli import export as export_cmd
     from kerasattn.cli import predict, train

