@@ -251,27 +251,20 @@ def _ensure_builtin():
 
 
 def _register_builtin():
-    # SANet: the §4 recipe (grouped SGD 0.01, unscaled attention) stays at chance on
-    # SST-2 here (0.483) and on held-back sentence datasets; Adam 1e-3, scaled attention
-    # and embeddings x10 learn (0.73-0.91 there; benchmarks/results/sanet.md).
-    # The default also stops at 10 epochs instead of the paper's 40: with Adam the best
-    # validation epoch came at 4-11 on SST-2 (benchmarks/results/early_stopping.md).
+    # Why each default departs from its paper, with the measurements (3 seeds each, rows
+    # of benchmarks/results/levers.md and defaults.md), is in
+    # docs/python/presets-and-recipes.md ("What the defaults measure", "Other levers,
+    # measured"); these comments keep only the reason.
+    # SANet: the §4 recipe (grouped SGD 0.01, unscaled attention) stays at chance; Adam
+    # 1e-3, scaled attention and embeddings x10 learn, and the best epoch comes by 11.
     sanet = dict(train={"optimizer": "adam", "learning_rate": 0.001},
                  model_options={"scaled": True, "embedding_scale": 10})
-    # The big pair (two blocks, d = 256) sat at chance for three epochs at that constant
-    # rate, then overfitted (sanet-big 0.727 on SST-2); warming up over the first 10 % of
-    # the steps and decaying by a cosine learns (0.783; benchmarks/results/levers.md).
-    # Both big presets take it, so the pair stays comparable.
+    # The big pair sat at chance for three epochs at a constant rate, then overfitted:
+    # warm-up and cosine decay learn. Both big presets take it (the pair stays comparable).
     warm = {"lr_schedule": "cosine", "warmup": 0.1}
-    # The base pair on §4's batches of 128 sat near chance for the first epochs of SST-5
-    # and peaked at 0.355 +/- 0.017 validation (test 0.361 +/- 0.027, 0.053 below cnn).
-    # Batches of 32 (four times the steps) give 0.374 +/- 0.003 (test 0.390 +/- 0.029;
-    # sanet-baseline-base 0.378 +/- 0.005 against 0.357 +/- 0.004) and hold the other sets
-    # on validation: SST-2 0.783 +/- 0.004 (0.781 +/- 0.012), BBC 0.943 +/- 0.020 (0.942
-    # +/- 0.028), IMDB at 4 epochs 0.876 +/- 0.001 (0.875 +/- 0.007), AG News 0.862 +/-
-    # 0.008 (0.867 +/- 0.002); benchmarks/results/levers.md, rows sanet-*-batch32 against
-    # *-batch128, 3 seeds each. Dropout, a gentler embedding scale or warm-up did not help
-    # SST-5 (rows sanet-base-sst5-*). The big pair keeps 128 and its warm-up (unmeasured).
+    # The base pair on §4's batches of 128 sat near chance for SST-5's first epochs;
+    # batches of 32 learn it and hold the other sets on validation. The big pair keeps 128
+    # and its warm-up (not measured at 32).
     small = {"batch_size": 32}
     for name in ("sanet-base", "sanet-big", "sanet-baseline-base", "sanet-baseline-big"):
         big = name.endswith("-big")
@@ -286,15 +279,11 @@ def _register_builtin():
         register_recipe(Recipe(
             name, DEFAULT, train={**sanet["train"], "epochs": 10, **(warm if big else small)},
             model_options=sanet["model_options"], description=description))
-    # HCAN/CAN: the paper trains one document at a time with Adam 2e-5 and d = 512;
-    # batched (32) that rate is far too small, and d = 512 is about an hour per IMDB
-    # epoch on 2 cores. d = 128 with Adam 5e-4 gave the best IMDB result here (0.8945,
-    # benchmarks/results/hcan.md).
+    # HCAN/CAN: the paper trains one document at a time with Adam 2e-5 and d = 512; batched
+    # that rate is far too small, and d = 512 is about an hour per IMDB epoch on 2 cores.
     from kerasattn import models
 
-    # can-2sa-target alone stayed below 0.78 on SST-2 that way (0.775 +/- 0.012, validation
-    # 0.773); dropout 0.3 instead of 0.1 lifts it (0.794 +/- 0.005, validation 0.783),
-    # where a lower rate or warm-up with cosine decay did not (benchmarks/results/levers.md).
+    # can-2sa-target alone stayed below 0.78 on SST-2 that way: dropout 0.3 lifts it.
     for name in models.names("keras"):
         if name.startswith(("hcan-", "can-")):
             more = name == "can-2sa-target"
@@ -304,18 +293,13 @@ def _register_builtin():
                            "d = 512, 2e-5 one document at a time)")
             register_recipe(Recipe(name, DEFAULT, train={"learning_rate": 0.0005},
                                    model_options=options, description=description))
-    # RNN: the Transformer paper's baseline reads the last state of a simple RNN, which
-    # forgets the start of a sentence (SST-2: 0.751 +/- 0.013 over 3 seeds); a masked max
-    # over the states and dropout 0.5, as bilstm's preset pools, learn (0.787 +/- 0.004;
-    # benchmarks/results/levers.md). The paper recipe keeps the last state.
+    # RNN: the paper's baseline reads the last state of a simple RNN, which forgets the
+    # start of a sentence; a masked max over the states and dropout 0.5 learn.
     register_recipe(Recipe("rnn", DEFAULT, model_options={"pooling": "max", "dropout": 0.5},
                            description="max pooling over the states and dropout 0.5 (the "
                                        "paper's baseline reads the last state)"))
-    # LSTM: its final state at a constant rate varies most between seeds (SST-2 0.780 +/-
-    # 0.008); warming up over 10 % of the steps and decaying by a cosine gave the best
-    # validation mean of the levers tried (0.797 +/- 0.004 against 0.796 +/- 0.010, within
-    # the spread; test 0.795 +/- 0.007). Max pooling and dropout 0.5 did not beat it on
-    # validation (benchmarks/results/levers.md). The paper recipe keeps a constant rate.
+    # LSTM: at a constant rate it varies most between seeds; warm-up and cosine decay gave
+    # the best validation mean of the levers tried (within the spread).
     register_recipe(Recipe("lstm", DEFAULT, train={"lr_schedule": "cosine", "warmup": 0.1},
                            description="warmed up over 10 % of the steps and decayed by a "
                                        "cosine (the paper's baseline: a constant rate)"))
@@ -324,43 +308,15 @@ def _register_builtin():
                            description="Adam 1e-3 on batches of 32 (the paper's 2e-5 is for "
                                        "one document at a time)"))
     # IRAM: the paper's LSTM of 400 per direction is a GPU job for IMDB (hours per epoch
-    # on 2 CPU cores); where no GPU is present the default halves it and
-    # doubles the batch (as benchmarks/results/iram.md measured: iram-full 0.848 on
-    # SST-2, 0.458 on SST-5) and stops at 5 epochs (the best epoch was 2-3 there).
-    # Without pretrained vectors, word vectors drawn from N(0, 1) (the scale of the
-    # standardised GloVe the paper feeds) overfit SST-2's 6,920 sentences: iram-vanilla
-    # 0.760 +/- 0.006 and iram-baseline 0.750 +/- 0.014 (validation 0.753, 0.742); from
-    # N(0, 0.1) they learn (0.807 +/- 0.004 and 0.811 +/- 0.003, validation 0.794, 0.792;
-    # benchmarks/results/levers.md).
-    # The paper's N(0, 0.01) for every other weight shrinks the signal layer by layer:
-    # iram-vanilla and iram-baseline did not learn SST-5 (test 0.307 +/- 0.051 and 0.305
-    # +/- 0.068) and stayed near chance on BBC (0.372 +/- 0.007, 0.394 +/- 0.016). From
-    # N(0, 0.05) (about Glorot's scale for their sizes; the LSTMs keep Keras's) they learn
-    # every built-in set (SST-5 0.400 +/- 0.010 and 0.414 +/- 0.004, BBC 0.772 +/- 0.056
-    # and 0.665 +/- 0.043, AG News 0.836 +/- 0.019 and 0.846 +/- 0.006) at 0.006 of SST-2
-    # validation (benchmarks/results/levers.md, 3 seeds each).
-    # Five CPU epochs still left the two under-trained on BBC (28 steps an epoch; training
-    # accuracy 0.85 and 0.59 in the fifth): without a GPU they train ten, as on a GPU.
-    # BBC validation 0.906 +/- 0.040 and 0.873 +/- 0.075 against 0.775 and 0.672 (test
-    # 0.897 +/- 0.023 and 0.848 +/- 0.055), as good or better on SST-2, SST-5 and AG News
-    # (benchmarks/results/levers.md, rows *-epochs10, 3 seeds each), at about twice the
-    # time on SST. iram-full keeps five: ten gave it 0.400 on BBC, at 25 minutes a run
-    # (and with its carry gates below, validation 0.708 against 0.691, seed 0: it overfits).
-    # iram-full: neither start helped it alone (N(0, 0.1) vectors held it at chance on BBC,
-    # N(0, 0.05) weights left BBC at 0.376 validation), because its highways shrank what
-    # passed them: §4.2's "gate biases initialised to 1, as recommended by Srivastava et
-    # al." read as a transform gate (the preset's highway_gate) passes 27 % of the input
-    # per layer under small weights (the embeddings reach the LSTMs at 7 %). Read as a
-    # carry gate (Srivastava et al.'s carry bias; AllenNLP's and TF's HighwayWrapper
-    # convention) each layer starts passing 73 %, and with the other two presets' start
-    # it learns the topic sets: validation, seed 0, BBC 0.691 (0.382 before), AG News
-    # 0.822 (0.628), SST-5 0.410 (0.328), SST-2 0.786 (0.794; benchmarks/results/
-    # levers.md, rows iram-full-*-carry*); test over 3 seeds, SST-2 0.812 +/- 0.009
-    # (0.793 +/- 0.020 before), BBC 0.730 +/- 0.050, AG News 0.828 +/- 0.009, SST-5
-    # 0.415 +/- 0.008 (benchmarks/results/defaults.md). The paper recipe keeps the
-    # transform reading; so does iram-vanilla's default (one highway, over its
-    # summaries): with the carry gate it did worse on BBC (validation 0.770 against
-    # 0.899, seed 0).
+    # on 2 CPU cores): without a GPU the default halves it and doubles the batch. Without
+    # pretrained vectors, N(0, 1) word vectors (the scale of the standardised GloVe the
+    # paper feeds) overfit SST-2, and the paper's N(0, 0.01) for every other weight
+    # shrinks the signal layer by layer until SST-5 and BBC do not learn: N(0, 0.1)
+    # vectors and N(0, 0.05) weights learn every built-in set. Ten epochs, because five
+    # left the LSTM-only pair under-trained on BBC (28 steps an epoch). iram-full keeps
+    # five (ten overfit it) and reads §4.2's gate bias of 1 as a carry gate: as a
+    # transform gate under small weights its highways passed 7-27 % of their input and it
+    # stayed near chance on the topic sets ("iram-full's highways" in the same page).
     for name in ("iram-vanilla", "iram-full", "iram-baseline"):
         full = name == "iram-full"
         gate = ", highways that start carrying their input" if full else ""
