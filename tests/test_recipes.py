@@ -123,8 +123,11 @@ def test_a_recipe_sized_for_the_cpu_applies_only_there():
     recipe = recipes.get_recipe("iram-vanilla", device="cpu")
     assert recipe.cpu == {} and recipe.model_options == {"embedding_stddev": 0.1,
                                                         "init_stddev": 0.05, "units": 200}
-    # the LSTM-only IRAM presets keep the GPU's ten epochs on a CPU; iram-full trains five
-    assert recipe.train == {"batch_size": 64, "epochs": 10}
+    # the LSTM-only IRAM presets keep the GPU's ten epochs on a CPU, at twice the paper's
+    # rate for twice its batch; iram-full trains five at the paper's rate
+    assert recipe.train == {"batch_size": 64, "epochs": 10, "learning_rate": 6e-4}
+    assert cpu.train.learning_rate == 3e-4
+    assert RunConfig.create("iram-vanilla", "sst2", device="gpu").train.learning_rate == 3e-4
     assert recipes.get_recipe("iram-vanilla").cpu  # as registered
     with pytest.raises(ValueError, match="device must be"):
         recipes.get_recipe("iram-vanilla").on("tpu")
