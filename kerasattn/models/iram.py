@@ -112,7 +112,7 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
                     query_layers=1, steps=3, gamma=3e-4, maxout_units=200, maxout_pool_size=4,
                     maxout_layers=2, embedding_dropout=0.1, dropout=0.1, init_stddev=0.01,
                     embedding_stddev=1.0, lstm_init="keras", highway_gate="transform",
-                    name="iram-full"):
+                    summary_gate=None, name="iram-full"):
     """Build IRAM with the full encoder of §3.4.
 
     Args:
@@ -124,6 +124,10 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
         context_layers: l_ctx, the BiLSTM layers whose last output is H (2).
         query_layers: l_query, the BiLSTM layers above them whose final cell
             state makes the initial query (1).
+        summary_gate: the gate of the attention's summary highway
+            (:class:`IterativeRecursiveAttention`), ``"transform"`` or
+            ``"carry"``; ``None`` (default) takes ``highway_gate``, which
+            then sets the embedding and query highways alone.
         The other arguments are :func:`build_iram`'s.
     """
     if context_layers < 1 or query_layers < 1:
@@ -156,7 +160,7 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
     query = Highway(num_layers=1, kernel_initializer=init, gate=highway_gate,
                     name="query_highway")(query)
     features = IterativeRecursiveAttention(steps=steps, gamma=gamma, kernel_initializer=init,
-                                           highway_gate=highway_gate,
+                                           highway_gate=summary_gate or highway_gate,
                                            name="iterative_attention")([hidden, query])
     features = Maxout(maxout_units, maxout_pool_size, maxout_layers, dropout=dropout,
                       kernel_initializer=init, name="maxout")(features)
@@ -185,7 +189,7 @@ register(Preset("iram-vanilla", build_iram, {**_CONFIG, "attention": True},
                             "recursive attention + maxout"))
 register(Preset("iram-full", build_iram_full,
                 {**_CONFIG, "ngram_dim": 100, "ngram_buckets": 100_000, "context_layers": 2,
-                 "query_layers": 1},
+                 "query_layers": 1, "summary_gate": None},
                 train_config=_TRAIN, make_optimizer=paper_optimizer, needs_vocabulary=True,
                 description="IRAM full: word + hashed char n-gram embeddings, 2-layer highway, "
                             "3-layer BiLSTM (H from layer 2, query from layer 3 + highway)"))

@@ -155,6 +155,31 @@ def test_highway_gate_reaches_every_highway_and_sets_how_much_signal_passes():
     assert vanilla.get_layer("iterative_attention")._highway.gate == "carry"
 
 
+@pytest.mark.parametrize("gate,summary", [("carry", "transform"), ("transform", "carry")])
+def test_summary_gate_sets_the_attention_highway_alone(gate, summary, tmp_path):
+    """``summary_gate`` gates the summaries' highway; ``highway_gate`` keeps the embedding
+    and query highways; the choice survives get_config and a .keras round trip."""
+    vocab = ["", "[UNK]", "good", "film", "bad"]
+    keras.utils.set_random_seed(0)
+    model = models.get("iram-full", vocab_size=5, num_classes=2, vocabulary=vocab,
+                       highway_gate=gate, summary_gate=summary, **FULL)
+    assert model.get_layer("embedding_highway").gate == gate
+    assert model.get_layer("query_highway").gate == gate
+    attention = model.get_layer("iterative_attention")
+    assert attention.highway_gate == attention._highway.gate == summary
+    assert IterativeRecursiveAttention.from_config(attention.get_config()).highway_gate == summary
+    ids = np.array([[2, 3, 4, 0]], "int32")
+    before = np.asarray(model(ids))
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    again = keras.saving.load_model(path)
+    assert again.get_layer("iterative_attention")._highway.gate == summary
+    np.testing.assert_allclose(np.asarray(again(ids)), before, atol=1e-6)
+    with pytest.raises(ValueError, match="highway_gate must be one of"):
+        models.get("iram-full", vocab_size=5, num_classes=2, vocabulary=vocab,
+                   summary_gate="open", **FULL)
+
+
 @pytest.mark.slow  # ~110 s; IRAM learning through the command: the iram-vanilla test above
 def test_iram_full_learns_sst2_through_the_command(tmp_path, shared_data):
     # From the paper's N(0, 0.01) this deep encoder (2 highway + 3 BiLSTM layers) is
