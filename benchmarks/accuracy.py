@@ -466,6 +466,9 @@ for _name in ("iram-vanilla", "iram-baseline"):
                                              "--max-length", "400"], None)
 LEVERS["iram-full-bbc-context-layers1"] = (["--model", "iram-full", "--dataset", "bbc",
                                             "--model-option", "context_layers=1"], None)
+# its validation held with one context layer: iram-full without the character n-grams
+LEVERS["iram-full-bbc-ngrams0"] = (["--model", "iram-full", "--dataset", "bbc",
+                                    "--model-option", "ngram_dim=0"], None)
 
 # The classical logistic regression: HCAN §4.2's L1 at C = 1 (the preset's own defaults)
 # against L2 at C = 10, the TF-IDF baseline issue 19 measures IMDB against (0.902)

@@ -119,7 +119,8 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
         vocabulary: the id -> token list that fixes each id's character
             n-grams (``training.train`` passes the run's; without it the
             n-gram part is zero until :meth:`CharNgramEmbedding.set_vocabulary`).
-        ngram_dim: size of the n-gram vectors (100).
+        ngram_dim: size of the n-gram vectors (100); 0 leaves them out (the
+            word vectors alone feed the highways, and ``vocabulary`` is unused).
         ngram_buckets: rows of the hashed n-gram table.
         context_layers: l_ctx, the BiLSTM layers whose last output is H (2).
         query_layers: l_query, the BiLSTM layers above them whose final cell
@@ -132,15 +133,21 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
     """
     if context_layers < 1 or query_layers < 1:
         raise ValueError("context_layers and query_layers must be >= 1")
+    if not isinstance(ngram_dim, int) or ngram_dim < 0:
+        raise ValueError(f"ngram_dim must be an integer >= 0, got {ngram_dim!r}")
     init = keras.initializers.RandomNormal(stddev=init_stddev)
     embedding_init = keras.initializers.RandomNormal(stddev=embedding_stddev)
     ids = keras.Input((None,), dtype="int32", name="token_ids")
     words = keras.layers.Embedding(vocab_size, embedding_dim, mask_zero=True, name="embedding",
                                    embeddings_initializer=embedding_init)(ids)
     words = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(words)
-    ngram_layer = CharNgramEmbedding(vocab_size, ngram_dim, num_buckets=ngram_buckets,
-                                     embeddings_initializer=embedding_init, name="char_ngrams")
-    x = keras.layers.Concatenate(name="word_and_ngrams")([words, ngram_layer(ids)])
+    ngram_layer = None
+    x = words
+    if ngram_dim:
+        ngram_layer = CharNgramEmbedding(vocab_size, ngram_dim, num_buckets=ngram_buckets,
+                                         embeddings_initializer=embedding_init,
+                                         name="char_ngrams")
+        x = keras.layers.Concatenate(name="word_and_ngrams")([words, ngram_layer(ids)])
     x = Highway(num_layers=2, kernel_initializer=init, gate=highway_gate,
                 name="embedding_highway")(x)
 
@@ -167,7 +174,7 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
     out = keras.layers.Dense(num_classes, activation="softmax", dtype="float32",
                              kernel_initializer=init, name="probabilities")(features)
     model = keras.Model(ids, out, name=name)
-    if vocabulary is not None:
+    if vocabulary is not None and ngram_layer is not None:
         ngram_layer.set_vocabulary(vocabulary)
     return model
 

@@ -155,6 +155,24 @@ def test_highway_gate_reaches_every_highway_and_sets_how_much_signal_passes():
     assert vanilla.get_layer("iterative_attention")._highway.gate == "carry"
 
 
+def test_ngram_dim_0_leaves_the_ngrams_out():
+    """Without n-grams the word vectors alone feed the embedding highway, and the model
+    still reads padding as nothing."""
+    vocab = ["", "[UNK]", "good", "film", "bad"]
+    keras.utils.set_random_seed(0)
+    model = models.get("iram-full", vocab_size=5, num_classes=2, vocabulary=vocab,
+                       **{**FULL, "ngram_dim": 0})
+    names = [layer.name for layer in model.layers]
+    assert "char_ngrams" not in names and "word_and_ngrams" not in names
+    assert model.get_layer("embedding_highway")._transforms[0].kernel.shape == \
+        (FULL["embedding_dim"], FULL["embedding_dim"])
+    short, padded = np.array([[2, 3, 4]], "int32"), np.array([[2, 3, 4, 0, 0]], "int32")
+    np.testing.assert_allclose(np.asarray(model(padded)), np.asarray(model(short)), atol=1e-6)
+    for bad in (-1, 2.5):
+        with pytest.raises(ValueError, match="ngram_dim must be an integer >= 0"):
+            models.get("iram-full", vocab_size=5, num_classes=2, **{**FULL, "ngram_dim": bad})
+
+
 @pytest.mark.parametrize("gate,summary", [("carry", "transform"), ("transform", "carry")])
 def test_summary_gate_sets_the_attention_highway_alone(gate, summary, tmp_path):
     """``summary_gate`` gates the summaries' highway; ``highway_gate`` keeps the embedding
