@@ -483,8 +483,8 @@ SUITES = {
     "hcan": (HCAN, "HCAN (eight variants) and HAN: test accuracy and training time"),
     "iram": (IRAM, "IRAM full, vanilla and its baseline: test accuracy and training time"),
     "defaults": (DEFAULTS, "Every Keras preset with its default recipe (no other flag) on "
-                           "SST-2, and one of each family (and IRAM's other two) on SST-5, "
-                           "AG News and BBC: test "
+                           "SST-2 and SST-5, and one of each family (with IRAM's other two; "
+                           "on AG News the quick baselines too) on AG News and BBC: test "
                            "accuracy and training time"),
     "levers": (LEVERS, "Other levers on SST-2 (warm-up with cosine decay, weight decay, "
                        "pooling of the recurrent baselines, sanet-big's learning rate, the "
