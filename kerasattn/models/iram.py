@@ -112,7 +112,7 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
                     query_layers=1, steps=3, gamma=3e-4, maxout_units=200, maxout_pool_size=4,
                     maxout_layers=2, embedding_dropout=0.1, dropout=0.1, init_stddev=0.01,
                     embedding_stddev=1.0, lstm_init="keras", highway_gate="transform",
-                    summary_gate=None, name="iram-full"):
+                    summary_gate=None, highway_layers=2, name="iram-full"):
     """Build IRAM with the full encoder of §3.4.
 
     Args:
@@ -124,15 +124,21 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
         ngram_buckets: rows of the hashed n-gram table.
         context_layers: l_ctx, the BiLSTM layers whose last output is H (2).
         query_layers: l_query, the BiLSTM layers above them whose final cell
-            state makes the initial query (1).
+            state makes the initial query (1); 0 takes the query from the last
+            context layer's final cell states, as the vanilla model does.
+        highway_layers: the highway layers over the embeddings (2); 0 feeds
+            the embeddings to the first BiLSTM as they are.
         summary_gate: the gate of the attention's summary highway
             (:class:`IterativeRecursiveAttention`), ``"transform"`` or
             ``"carry"``; ``None`` (default) takes ``highway_gate``, which
             then sets the embedding and query highways alone.
         The other arguments are :func:`build_iram`'s.
     """
-    if context_layers < 1 or query_layers < 1:
-        raise ValueError("context_layers and query_layers must be >= 1")
+    if context_layers < 1 or query_layers < 0:
+        raise ValueError(f"context_layers must be >= 1 and query_layers >= 0, got "
+                         f"{context_layers!r} and {query_layers!r}")
+    if not isinstance(highway_layers, int) or highway_layers < 0:
+        raise ValueError(f"highway_layers must be an integer >= 0, got {highway_layers!r}")
     if not isinstance(ngram_dim, int) or ngram_dim < 0:
         raise ValueError(f"ngram_dim must be an integer >= 0, got {ngram_dim!r}")
     init = keras.initializers.RandomNormal(stddev=init_stddev)
@@ -148,8 +154,9 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
                                          embeddings_initializer=embedding_init,
                                          name="char_ngrams")
         x = keras.layers.Concatenate(name="word_and_ngrams")([words, ngram_layer(ids)])
-    x = Highway(num_layers=2, kernel_initializer=init, gate=highway_gate,
-                name="embedding_highway")(x)
+    if highway_layers:
+        x = Highway(num_layers=highway_layers, kernel_initializer=init, gate=highway_gate,
+                    name="embedding_highway")(x)
 
     def bilstm(i, states=False):
         return keras.layers.Bidirectional(
@@ -157,12 +164,15 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
                               unit_forget_bias=True, **_lstm_initializers(lstm_init, init)),
             name=f"encoder_{i}")
 
-    for i in range(1, context_layers + 1):
+    for i in range(1, context_layers + (query_layers > 0)):
         x = bilstm(i)(x)
+    if query_layers == 0:
+        x, _, c_fw, _, c_bw = bilstm(context_layers, states=True)(x)
     hidden = x
     for i in range(context_layers + 1, context_layers + query_layers):
         x = bilstm(i)(x)
-    _, _, c_fw, _, c_bw = bilstm(context_layers + query_layers, states=True)(x)
+    if query_layers:
+        _, _, c_fw, _, c_bw = bilstm(context_layers + query_layers, states=True)(x)
     query = keras.layers.Concatenate(name="final_cell_states")([c_fw, c_bw])
     query = Highway(num_layers=1, kernel_initializer=init, gate=highway_gate,
                     name="query_highway")(query)
@@ -196,7 +206,7 @@ register(Preset("iram-vanilla", build_iram, {**_CONFIG, "attention": True},
                             "recursive attention + maxout"))
 register(Preset("iram-full", build_iram_full,
                 {**_CONFIG, "ngram_dim": 100, "ngram_buckets": 100_000, "context_layers": 2,
-                 "query_layers": 1, "summary_gate": None},
+                 "query_layers": 1, "summary_gate": None, "highway_layers": 2},
                 train_config=_TRAIN, make_optimizer=paper_optimizer, needs_vocabulary=True,
                 description="IRAM full: word + hashed char n-gram embeddings, 2-layer highway, "
                             "3-layer BiLSTM (H from layer 2, query from layer 3 + highway)"))

@@ -173,6 +173,44 @@ def test_ngram_dim_0_leaves_the_ngrams_out():
             models.get("iram-full", vocab_size=5, num_classes=2, **{**FULL, "ngram_dim": bad})
 
 
+def test_highway_layers_and_query_layers_0_bring_the_full_encoder_to_the_vanilla_one():
+    """``highway_layers=0`` feeds the embeddings to the first BiLSTM; ``query_layers=0``
+    takes the query from the last context layer's final cell states (through the query
+    highway); padding stays nothing and the options survive a .keras round trip."""
+    import tempfile
+
+    vocab = ["", "[UNK]", "good", "film", "bad"]
+    keras.utils.set_random_seed(0)
+    model = models.get("iram-full", vocab_size=5, num_classes=2, vocabulary=vocab,
+                       init_stddev=0.3, **{**FULL, "ngram_dim": 0, "highway_layers": 0,
+                                           "context_layers": 1, "query_layers": 0})
+    names = [layer.name for layer in model.layers]
+    assert "embedding_highway" not in names and "encoder_2" not in names
+    encoder = model.get_layer("encoder_1")
+    assert encoder.input[0] is model.get_layer("embedding_dropout").output
+    ids = np.array([[2, 3, 4, 0]], "int32")
+    hidden, query = keras.Model(model.input, [encoder.output[0],
+                                              model.get_layer("query_highway").output])(ids)
+    embedded = model.get_layer("embedding")(ids[:, :3])
+    out, _, c_fw, _, c_bw = encoder(embedded)
+    expected = model.get_layer("query_highway")(np.concatenate([c_fw, c_bw], -1))
+    np.testing.assert_allclose(np.asarray(query), np.asarray(expected), atol=1e-6)
+    np.testing.assert_allclose(np.asarray(hidden)[:, :3], np.asarray(out), atol=1e-6)
+    before = np.asarray(model(ids))
+    np.testing.assert_allclose(np.asarray(model(ids[:, :3])), before, atol=1e-6)
+    with tempfile.TemporaryDirectory() as tmp:
+        model.save(f"{tmp}/m.keras")
+        np.testing.assert_allclose(np.asarray(keras.saving.load_model(f"{tmp}/m.keras")(ids)),
+                                   before, atol=1e-6)
+    one = models.get("iram-full", vocab_size=5, num_classes=2, vocabulary=vocab,
+                     **{**FULL, "highway_layers": 1})
+    assert one.get_layer("embedding_highway").num_layers == 1
+    for bad in ({"highway_layers": -1}, {"highway_layers": 1.5}, {"query_layers": -1},
+                {"context_layers": 0}):
+        with pytest.raises(ValueError, match="must be (an integer )?>= "):
+            models.get("iram-full", vocab_size=5, num_classes=2, **{**FULL, **bad})
+
+
 @pytest.mark.parametrize("gate,summary", [("carry", "transform"), ("transform", "carry")])
 def test_summary_gate_sets_the_attention_highway_alone(gate, summary, tmp_path):
     """``summary_gate`` gates the summaries' highway; ``highway_gate`` keeps the embedding
