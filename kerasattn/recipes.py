@@ -34,11 +34,24 @@ def loss_and_accuracy(model):
         keras.metrics.SparseCategoricalAccuracy(name="accuracy")
 
 
-def make_optimizer(preset, optimizer=None, learning_rate=None):
+def make_optimizer(preset, optimizer=None, learning_rate=None, clipnorm=None):
     """The optimizer of ``preset``'s recipe. ``optimizer`` (a Keras optimizer name) and
     ``learning_rate`` (a number or a schedule: :func:`learning_rate`) override the
     preset's; asking for the preset's own optimizer name keeps its recipe (e.g. SANet's
-    grouped learning rates) at that rate."""
+    grouped learning rates) at that rate. ``clipnorm`` clips the global norm of each
+    step's gradients (Keras's ``global_clipnorm``), in place of any clipping the recipe's
+    optimizer does; ``None`` keeps the recipe's."""
+    optimizer = _make_optimizer(preset, optimizer, learning_rate)
+    if clipnorm is None:
+        return optimizer
+    if not clipnorm > 0:
+        raise ValueError(f"clipnorm must be > 0, got {clipnorm}")
+    config = {**optimizer.get_config(), "clipnorm": None, "clipvalue": None,
+              "global_clipnorm": float(clipnorm)}
+    return type(optimizer).from_config(config)
+
+
+def _make_optimizer(preset, optimizer, learning_rate):
     defaults = preset.training_defaults()
     name = optimizer or defaults["optimizer"]
     rate = defaults["learning_rate"] if learning_rate is None else learning_rate

@@ -322,7 +322,8 @@ class TextClassifier(keras.Model):
         self._scheduled_compile = None
         if isinstance(optimizer, str) and optimizer == "auto":
             optimizer = recipes.make_optimizer(self._spec, self._settings["optimizer"],
-                                               self._settings["learning_rate"])
+                                               self._settings["learning_rate"],
+                                               self._settings["clipnorm"])
             if recipes.is_scheduled(self._settings["lr_schedule"], self._settings["warmup"]):
                 # the recipe's schedule spans the training steps: fit sets it once it
                 # knows them
@@ -487,7 +488,8 @@ class TextClassifier(keras.Model):
         s = self._settings
         rate = recipes.learning_rate(s["learning_rate"], s["lr_schedule"], s["warmup"],
                                      max(1, epochs * per_epoch))
-        self.compile(optimizer=recipes.make_optimizer(self._spec, s["optimizer"], rate),
+        self.compile(optimizer=recipes.make_optimizer(self._spec, s["optimizer"], rate,
+                                                      s["clipnorm"]),
                      **kwargs)
 
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):

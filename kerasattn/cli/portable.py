@@ -272,7 +272,8 @@ def fit(run_dir, mixed_precision="off", verbose=2):
     steps = train["epochs"] * -(-len(data["train"].labels) // train["batch_size"])
     rate = learning_rate(train["learning_rate"], train.get("lr_schedule", "constant"),
                          train.get("warmup", 0.0), steps)
-    model.compile(optimizer=make_optimizer(preset, train["optimizer"], rate),
+    model.compile(optimizer=make_optimizer(preset, train["optimizer"], rate,
+                                           train.get("clipnorm")),
                   loss=loss,
                   weighted_metrics=[accuracy])
     bs = train["batch_size"]

@@ -60,6 +60,9 @@ def build_parser():
     p.add_argument("--warmup", type=float, metavar="SHARE",
                    help="raise the learning rate linearly from 0 over this share of the "
                         "training steps first (e.g. 0.1)")
+    p.add_argument("--clipnorm", type=float, metavar="NORM",
+                   help="clip the global norm of each step's gradients to NORM (default: "
+                        "the recipe's; IRAM's clips at 1.0, the others do not)")
     p.add_argument("--max-length", type=int, help="truncate texts to this many tokens")
     p.add_argument("--max-sentences", type=int, help="hierarchical models: sentences per text")
     p.add_argument("--max-words", type=int, help="hierarchical models: words per sentence")

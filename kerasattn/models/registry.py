@@ -30,6 +30,9 @@ TRAIN_DEFAULTS = {
     # linearly from 0 (Goyal et al. 2017)
     "lr_schedule": "constant",
     "warmup": 0.0,
+    # clip the global norm of each step's gradients to this (Pascanu et al. 2013); None:
+    # the optimizer's own (IRAM's recipe clips at 1.0, the others do not clip)
+    "clipnorm": None,
 }
 
 

@@ -41,9 +41,10 @@ def check_settings(values, flag=lambda key: key):
         value = values.get(key)
         if value is not None and value < low:
             raise ConfigError(f"{flag(key)} must be >= {low} ({unit}), got {value}")
-    rate = values.get("learning_rate")
-    if rate is not None and not rate > 0:
-        raise ConfigError(f"{flag('learning_rate')} must be > 0, got {rate}")
+    for key in ("learning_rate", "clipnorm"):
+        value = values.get(key)
+        if value is not None and not value > 0:
+            raise ConfigError(f"{flag(key)} must be > 0, got {value}")
     schedule = values.get("lr_schedule")
     if schedule is not None and schedule not in LR_SCHEDULES:
         raise ConfigError(f"{flag('lr_schedule')} must be one of {', '.join(LR_SCHEDULES)}, "
@@ -78,6 +79,7 @@ class TrainSettings:
     max_words: int | None = TRAIN_DEFAULTS["max_words"]
     lr_schedule: str = TRAIN_DEFAULTS["lr_schedule"]
     warmup: float = TRAIN_DEFAULTS["warmup"]
+    clipnorm: float | None = TRAIN_DEFAULTS["clipnorm"]
 
 
 _TRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(TrainSettings))

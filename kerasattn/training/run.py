@@ -122,7 +122,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
             log(f"learning rate: {train.lr_schedule}, peak {train.learning_rate:g}, warm-up "
                 f"{train.warmup:g} of {steps:,} steps")
         try:
-            optimizer = recipes.make_optimizer(preset, train.optimizer, rate)
+            optimizer = recipes.make_optimizer(preset, train.optimizer, rate, train.clipnorm)
         except ValueError as e:
             raise ConfigError(str(e)) from None
         model.compile(optimizer=optimizer,
