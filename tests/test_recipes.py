@@ -34,19 +34,26 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
         RunConfig.create("sanet-base", "sst2", epochs=40, batch_size=128).to_json())
     assert RunConfig.create("cnn", "sst2").same_run(RunConfig.create("cnn", "sst2",
                                                                      recipe="paper").to_json())
-    # rnn: the paper's final state; by default a masked max over the states, dropout 0.5
-    rnn, rnn_paper = RunConfig.create("rnn", "sst2"), RunConfig.create("rnn", "sst2",
-                                                                        recipe="paper")
-    assert (rnn.model_config["pooling"], rnn.model_config["dropout"]) == ("max", 0.5)
-    assert (rnn_paper.model_config["pooling"], rnn_paper.model_config["dropout"]) == ("last", 0.0)
-    assert rnn.same_run(RunConfig.create("rnn", "sst2", recipe="paper", model_options={
-        "pooling": "max", "dropout": 0.5}).to_json())
-    # lstm: warmed up and decayed by a cosine; the paper's constant rate by name
+    # the recurrent baselines: the paper's final state; by default a masked max over the
+    # states, dropout 0.5 (bilstm's preset pools so itself)
+    for name in ("rnn", "lstm", "gru"):
+        default, paper = (RunConfig.create(name, "sst2", recipe=r) for r in ("default", "paper"))
+        assert (default.model_config["pooling"], default.model_config["dropout"]) == ("max", 0.5)
+        assert (paper.model_config["pooling"], paper.model_config["dropout"]) == ("last", 0.0)
+        # rnn alone clips its gradients (a simple RNN's diverged on BBC); the paper does not
+        assert (default.train.clipnorm, paper.train.clipnorm) == (
+            (1.0, None) if name == "rnn" else (None, None))
+    assert RunConfig.create("gru", "sst2").same_run(RunConfig.create(
+        "gru", "sst2", recipe="paper", model_options={"pooling": "max", "dropout": 0.5}).to_json())
+    # lstm: also warmed up and decayed by a cosine; the paper's constant rate by name
     lstm, lstm_paper = (RunConfig.create("lstm", "sst2", recipe=r) for r in ("default", "paper"))
     assert (lstm.train.lr_schedule, lstm.train.warmup) == ("cosine", 0.1)
     assert (lstm_paper.train.lr_schedule, lstm_paper.train.warmup) == ("constant", 0.0)
-    assert lstm.same_run(RunConfig.create("lstm", "sst2", lr_schedule="cosine",
-                                          warmup=0.1).to_json())
+    assert lstm.same_run(RunConfig.create("lstm", "sst2", recipe="paper", lr_schedule="cosine",
+                                          warmup=0.1, model_options={"pooling": "max",
+                                                                     "dropout": 0.5}).to_json())
+    assert not lstm.same_run(RunConfig.create("lstm", "sst2", recipe="paper",
+                                              lr_schedule="cosine", warmup=0.1).to_json())
     # can-2sa-target alone takes dropout 0.3 over the family's d = 128, Adam 5e-4
     can2, can1 = (RunConfig.create(n, "sst2") for n in ("can-2sa-target", "can-1sa-target"))
     assert (can2.model_config["dropout"], can1.model_config["dropout"]) == (0.3, 0.1)
