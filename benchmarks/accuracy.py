@@ -468,6 +468,13 @@ LEVERS["iram-full-bbc-context-layers1"] = (["--model", "iram-full", "--dataset",
 # its validation held with one context layer: iram-full without the character n-grams
 LEVERS["iram-full-bbc-ngrams0"] = (["--model", "iram-full", "--dataset", "bbc",
                                     "--model-option", "ngram_dim=0"], None)
+# nor were the n-grams: the two highways over the embeddings (highway_layers=0: none) and
+# the query's own BiLSTM (query_layers=0: the query from the last context layer's final
+# cell states, as in iram-vanilla), each alone
+LEVERS["iram-full-bbc-highways0"] = (["--model", "iram-full", "--dataset", "bbc",
+                                      "--model-option", "highway_layers=0"], None)
+LEVERS["iram-full-bbc-query-layers0"] = (["--model", "iram-full", "--dataset", "bbc",
+                                          "--model-option", "query_layers=0"], None)
 # The big SANet pair keeps §4's batches of 128 (with warm-up and cosine decay) and is
 # 0.049 and 0.037 below cnn on SST-5: the batches of 32 that made the base pair learn it
 # (sanet-big's validation held, 0.341 against 0.339, and it still overfitted: training
