@@ -446,15 +446,21 @@ for _name in ("sanet-base", "sanet-baseline-base"):
 # Likewise iram-vanilla and iram-baseline train at twice the paper's rate without a GPU
 # since the lr6e-4 levers (their batch is twice the paper's there): every row measured at
 # 3e-4 pins it. The flags each preset's default-recipe rows pin:
-_DEFAULT_BEFORE = {"sanet-base": {"--batch-size": "128"},
-                   "sanet-baseline-base": {"--batch-size": "128"},
-                   "iram-vanilla": {"--learning-rate": "0.0003"},
-                   "iram-baseline": {"--learning-rate": "0.0003"}}
-for _rows in (WORD_VECTORS, LEVERS):
-    for _name, (_cli, _threshold) in list(_rows.items()):
-        _flags = _DEFAULT_BEFORE.get(_cli[_cli.index("--model") + 1])
-        if _flags and "--recipe" not in _cli:
-            _rows.redefine(_name, (_pinned(_cli, flags=_flags), _threshold))
+def _pin_rows(presets, before=None, flags=None, unless=("--recipe",)):
+    """Pin ``before`` (model options) and ``flags`` (:func:`_pinned`) on every word-vector
+    and lever row of ``presets`` that gives none of the flags ``unless``: a default changed
+    after those rows were measured, and each command must still reproduce its figure."""
+    for rows in (WORD_VECTORS, LEVERS):
+        for name, (cli, threshold) in list(rows.items()):
+            if cli[cli.index("--model") + 1] in presets and not set(unless) & set(cli):
+                rows.redefine(name, (_pinned(cli, before, flags), threshold))
+
+
+for _name, _flags in (("sanet-base", {"--batch-size": "128"}),
+                      ("sanet-baseline-base", {"--batch-size": "128"}),
+                      ("iram-vanilla", {"--learning-rate": "0.0003"}),
+                      ("iram-baseline", {"--learning-rate": "0.0003"})):
+    _pin_rows((_name,), flags=_flags)
 
 # Rows measured with today's defaults (added after the pins above).
 # IRAM's LSTM-only pair reading 400 tokens (cnn loses 0.013 on BBC cut at IRAM's 200, row
@@ -505,15 +511,11 @@ for _name in ("lstm", "gru"):
 # max-dropout levers above (their final state before; `--recipe paper` keeps it): the
 # default-recipe records measured before move to "-last" rows, and every row that sets
 # neither option pins the final state, so its command still reproduces its figure
-_LAST = {"pooling": "last", "dropout": "0.0"}
 for _name in ("lstm", "gru"):
     for _dataset in ("sst5", "ag_news-test-split", "bbc") + (("sst2",) if _name == "gru" else ()):
         LEVERS[f"{_name}-{_dataset}-last"] = (["--model", _name, "--dataset", _dataset], None)
 LEVERS["gru-imdb-last"] = (list(BASELINES["gru"][0]), None)
-for _rows in (WORD_VECTORS, LEVERS):
-    for _name, (_cli, _threshold) in list(_rows.items()):
-        if _cli[_cli.index("--model") + 1] in ("lstm", "gru") and "--recipe" not in _cli:
-            _rows.redefine(_name, (_pinned(_cli, _LAST), _threshold))
+_pin_rows(("lstm", "gru"), before={"pooling": "last", "dropout": "0.0"})
 # lstm-sst2-maxpool and lstm-sst2-dropout were measured at the constant rate, lstm's default
 # until its cosine rows: they pin it
 for _name in ("lstm-sst2-maxpool", "lstm-sst2-dropout"):
@@ -526,12 +528,8 @@ for _name in ("lstm-sst2-maxpool", "lstm-sst2-dropout"):
 # its max pooling and dropout 0.5), so its command still reproduces its figure
 for _dataset in ("sst5", "ag_news-test-split", "bbc"):
     LEVERS[f"rnn-{_dataset}-noclip"] = (["--model", "rnn", "--dataset", _dataset], None)
-for _rows in (WORD_VECTORS, LEVERS):
-    for _name, (_cli, _threshold) in list(_rows.items()):
-        if (_cli[_cli.index("--model") + 1] == "rnn" and "--recipe" not in _cli
-                and "--clipnorm" not in _cli):
-            _rows.redefine(_name, (_pinned([*_cli, "--recipe", "paper"],
-                                           {"pooling": "max", "dropout": "0.5"}), _threshold))
+_pin_rows(("rnn",), before={"pooling": "max", "dropout": "0.5"}, flags={"--recipe": "paper"},
+          unless=("--recipe", "--clipnorm"))
 
 # The classical logistic regression: HCAN §4.2's L1 at C = 1 (the preset's own defaults)
 # against L2 at C = 10, the TF-IDF baseline issue 19 measures IMDB against (0.902)
