@@ -71,6 +71,10 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
         paper = RunConfig.create(name, "sst2", recipe="paper").model_config
         assert (paper["embedding_stddev"], paper["init_stddev"],
                 paper["highway_gate"]) == (1.0, 0.01, "transform")
+    # iram-full's default drops the two highways over its embeddings; the paper keeps them
+    assert RunConfig.create("iram-full", "sst2").model_config["highway_layers"] == 0
+    assert RunConfig.create("iram-full", "sst2", recipe="paper").model_config[
+        "highway_layers"] == 2
 
 
 def test_flags_override_the_recipe_and_a_named_recipe_equals_its_flags():
