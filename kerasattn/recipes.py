@@ -309,17 +309,16 @@ def _register_builtin():
     # The recurrent baselines: the paper's read the last state, which forgets the start of
     # a text (rnn's on SST-2; lstm's and gru's 0.18 and 0.23 below cnn on BBC's articles):
     # a masked max over the states and dropout 0.5 learn.
-    # LSTM also varies most between seeds at a constant rate; warm-up and cosine decay gave
-    # the best validation mean of the levers tried (within the spread).
+    # lstm took warm-up and cosine decay while it read the final state (the best SST-2
+    # validation mean of the levers then, within the spread); pooled, the constant rate
+    # won BBC's validation by 0.05 and held the other sets.
     # The simple RNN's gradients exploded over BBC's articles (its loss diverged at one
     # seed in three): rnn clips their global norm at 1 (Pascanu et al. 2013).
     pooled = {"pooling": "max", "dropout": 0.5}
     for name in ("rnn", "lstm", "gru"):
-        train = {"lr_schedule": "cosine", "warmup": 0.1} if name == "lstm" else {}
-        train.update({"clipnorm": 1.0} if name == "rnn" else {})
+        train = {"clipnorm": 1.0} if name == "rnn" else {}
         description = "max pooling over the states, dropout 0.5" + {
-            "lstm": ", warmed up over 10 % of the steps and decayed by a cosine (the paper's "
-                    "baseline: the last state, a constant rate)",
+            "lstm": " (the paper's baseline reads the last state)",
             "rnn": ", gradients clipped to a global norm of 1 (the paper's baseline reads "
                    "the last state, unclipped)",
             "gru": " (the paper's baseline reads the last state)"}[name]
