@@ -131,10 +131,12 @@ for _dataset in ("sst5", "ag_news-test-split", "bbc"):
 for _name in ("iram-vanilla", "iram-baseline"):
     for _dataset in ("sst5", "ag_news-test-split", "bbc"):
         DEFAULTS[f"{_name}-{_dataset}"] = (["--model", _name, "--dataset", _dataset], None)
-# and the big SANet pair, the two defaults furthest below cnn on SST-5, on the topic sets
+# and the big SANet pair, the two defaults furthest below cnn on SST-5, on AG News (BBC
+# not yet: sanet-baseline-big's first seeds there showed its cosine schedule ending early,
+# since fixed; their figures were not recorded)
 for _name in ("sanet-big", "sanet-baseline-big"):
-    for _dataset in ("ag_news-test-split", "bbc"):
-        DEFAULTS[f"{_name}-{_dataset}"] = (["--model", _name, "--dataset", _dataset], None)
+    DEFAULTS[f"{_name}-ag_news-test-split"] = (["--model", _name, "--dataset",
+                                                "ag_news-test-split"], None)
 # and every other Keras preset on SST-5, the set where defaults fell to chance before (five
 # classes; SANet's and IRAM's did): does each default learn it?
 for _name in [r[:-len("-sst2")] for r in list(DEFAULTS) if r.endswith("-sst2")]:

@@ -117,7 +117,9 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         loss, accuracy = recipes.loss_and_accuracy(model)
         rate = train.learning_rate
         if recipes.is_scheduled(train.lr_schedule, train.warmup):  # not streamed (RunConfig)
-            steps = train.epochs * -(-len(ds.train) // bs)
+            # the batches fit will take: grouped by length, more than len / batch size
+            per_epoch = int(train_ds.cardinality())
+            steps = train.epochs * (per_epoch if per_epoch > 0 else -(-len(ds.train) // bs))
             rate = recipes.learning_rate(rate, train.lr_schedule, train.warmup, steps)
             log(f"learning rate: {train.lr_schedule}, peak {train.learning_rate:g}, warm-up "
                 f"{train.warmup:g} of {steps:,} steps")

@@ -103,3 +103,24 @@ def test_text_classifier_fits_with_its_recipes_schedule(monkeypatch):
     own.compile(optimizer=keras.optimizers.Adam(0.002))
     own.fit(texts, labels, batch_size=4, epochs=1, verbose=0)
     assert float(np.asarray(own.optimizer.learning_rate)) == pytest.approx(0.002)
+
+
+def test_the_schedule_spans_the_batches_fit_takes_when_lengths_vary(tmp_path, capsys):
+    # texts of 1 to 60 words fall into several length buckets: each epoch takes more
+    # batches than len / batch size (here 1), and a cosine counted on that would reach
+    # zero long before the last epoch
+    body = "".join(f"{' '.join(['good' if i % 2 else 'bad'] * (1 + i))},{i % 2}\n"
+                   for i in range(60))
+    data = tmp_path / "lengths.csv"
+    data.write_text("text,label\n" + body)
+    run_dir, _ = train.train(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "2",
+                              "--batch-size", "64", "--lr-schedule", "cosine",
+                              "--output-dir", str(tmp_path / "out"), "--run-name", "v",
+                              "--verbose", "1"])
+    out = capsys.readouterr().out
+    steps = int(out.split("learning rate: cosine, peak 0.001, warm-up 0 of ")[1].split()[0])
+    history = runs.read_json(os.path.join(run_dir, runs.METRICS))
+    model = keras.saving.load_model(os.path.join(run_dir, runs.KERAS_MODEL))
+    # the model kept is the best epoch's: its optimizer has taken that many epochs' batches
+    per_epoch = int(model.optimizer.iterations) // history["best_epoch"]
+    assert per_epoch > 1 and steps == 2 * per_epoch
