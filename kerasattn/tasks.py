@@ -479,9 +479,9 @@ class TextClassifier(keras.Model):
         line does."""
         data = x if train is None else train
         if isinstance(data, tf.data.Dataset):
-            per_epoch = int(data.cardinality())
-            if per_epoch < 0:  # unknown: one pass over the batches
-                per_epoch = int(data.reduce(0, lambda n, _: n + 1))
+            from kerasattn.data.pipeline import batches_per_epoch
+
+            per_epoch = batches_per_epoch(data)
         else:
             per_epoch = -(-len(data) // batch_size)
         kwargs, self._scheduled_compile = self._scheduled_compile, None

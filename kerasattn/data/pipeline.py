@@ -73,6 +73,18 @@ def _shuffled(ds, buffer_size, seed, epoch, epochs):
     return tf.data.Dataset.choose_from_datasets(orders, choice, stop_on_empty_dataset=True)
 
 
+def batches_per_epoch(ds):
+    """The batches one pass over the finite dataset ``ds`` takes: its cardinality where
+    known (``make_dataset`` asserts it for bucketed batches, which outnumber
+    ``len / batch size``), else counted in one pass."""
+    n = int(ds.cardinality())
+    if n == tf.data.INFINITE_CARDINALITY:
+        raise ValueError("an endless dataset has no batches per epoch")
+    if n == tf.data.UNKNOWN_CARDINALITY:
+        n = int(ds.reduce(np.int64(0), lambda c, _: c + 1))
+    return n
+
+
 def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed=None,
                  bucket=True, cache=True, min_length=1, pad_to_bucket_boundary=False,
                  tokenize_batch_size=1024, count_batches=False, shuffle_epoch=None,
@@ -174,8 +186,7 @@ def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, 
         # shows a real progress bar. Each bucket gets the same texts whatever
         # the shuffle order, so the count is the same every epoch; the counting
         # pass also fills the tokenisation cache.
-        n = int(ds.reduce(np.int64(0), lambda c, _: c + 1))
-        ds = ds.apply(tf.data.experimental.assert_cardinality(n))
+        ds = ds.apply(tf.data.experimental.assert_cardinality(batches_per_epoch(ds)))
     if not with_labels:
         ds = ds.map(lambda x, y: x)
     return ds.prefetch(AUTOTUNE)

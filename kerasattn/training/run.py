@@ -50,7 +50,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     import tensorflow as tf
 
     from kerasattn import models, recipes, resume, runs
-    from kerasattn.data.pipeline import make_dataset, make_stream_dataset
+    from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
     from kerasattn.metrics import classification_metrics
 
@@ -118,8 +118,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         rate = train.learning_rate
         if recipes.is_scheduled(train.lr_schedule, train.warmup):  # not streamed (RunConfig)
             # the batches fit will take: grouped by length, more than len / batch size
-            per_epoch = int(train_ds.cardinality())
-            steps = train.epochs * (per_epoch if per_epoch > 0 else -(-len(ds.train) // bs))
+            steps = train.epochs * batches_per_epoch(train_ds)
             rate = recipes.learning_rate(rate, train.lr_schedule, train.warmup, steps)
             log(f"learning rate: {train.lr_schedule}, peak {train.learning_rate:g}, warm-up "
                 f"{train.warmup:g} of {steps:,} steps")

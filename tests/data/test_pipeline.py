@@ -3,8 +3,9 @@
 import collections
 
 import numpy as np
+import pytest
 
-from kerasattn.data.pipeline import bucket_boundaries, make_dataset
+from kerasattn.data.pipeline import batches_per_epoch, bucket_boundaries, make_dataset
 from kerasattn.data.preprocessing import TextPreprocessor
 
 TEXTS = [" ".join(f"w{j % 7}" for j in range(n)) for n in
@@ -69,7 +70,6 @@ def test_seeded_shuffle_is_reproducible_and_reshuffles():
 
 def test_epoch_keyed_shuffle_depends_on_the_epoch_only():
     import keras
-    import pytest
     import tensorflow as tf
 
     p = pre()
@@ -102,6 +102,19 @@ def test_count_batches_sets_cardinality():
     p = pre()
     ds = make_dataset(TEXTS, LABELS, p, 4, shuffle=True, seed=1, count_batches=True)
     assert int(ds.cardinality()) == len(list(ds)) == len(list(ds))
+
+
+def test_batches_per_epoch_counts_grouped_batches_and_refuses_an_endless_dataset():
+    p = pre()
+    # bucketed by length, 20 texts in batches of 4 take more than 5 batches
+    grouped = make_dataset(TEXTS, LABELS, p, 4, shuffle=True, seed=1)
+    assert int(grouped.cardinality()) < 0  # unknown: counted in a pass
+    n = len(list(grouped))
+    assert n > 5 and batches_per_epoch(grouped) == n
+    counted = make_dataset(TEXTS, LABELS, p, 4, shuffle=True, seed=1, count_batches=True)
+    assert batches_per_epoch(counted) == n
+    with pytest.raises(ValueError, match="endless"):
+        batches_per_epoch(counted.repeat())
 
 
 def test_truncation_and_no_labels():
