@@ -1,7 +1,9 @@
 """A run that did not learn says so; benchmark tables give spreads over seeds."""
 
+import datetime
 import json
 import os
+import time
 
 import pytest
 
@@ -98,10 +100,22 @@ def test_seeds_are_trained_and_recorded(tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path / "runs")) == ["mlp-tiny", "mlp-tiny-seed1"]
     table = open(results).read()
     assert " ± " in table and "| 2 |" in table
-    # --reuse finds both finished runs by their configuration: nothing is trained again
+    # --reuse finds both finished runs by their configuration: nothing is trained again,
+    # and each record keeps the date its run finished (here made a year old)
+    year_ago = time.time() - 365 * 86400
+    for d in ("mlp-tiny", "mlp-tiny-seed1"):
+        os.utime(tmp_path / "runs" / d / "metrics.json", (year_ago, year_ago))
     before = {d: os.path.getmtime(tmp_path / "runs" / d / "metrics.json")
               for d in ("mlp-tiny", "mlp-tiny-seed1")}
     accuracy.main(["--suite", "tiny", "--seeds", "2", "--output-dir", str(tmp_path / "runs"),
                    "--results", results, "--reuse"])
     assert before == {d: os.path.getmtime(tmp_path / "runs" / d / "metrics.json")
                       for d in before}
+    then = str(datetime.datetime.fromtimestamp(year_ago, datetime.timezone.utc).date())
+    records = json.load(open(results.replace(".md", ".json")))
+    assert [r["measured"] for r in records["mlp-tiny"]["seeds"]] == [then, then]
+    # without it each seed is trained again, though a finished run of its configuration
+    # is there (the training command alone would keep that one)
+    accuracy.main(["--suite", "tiny", "--seeds", "1", "--output-dir", str(tmp_path / "runs"),
+                   "--results", results])
+    assert os.path.getmtime(tmp_path / "runs" / "mlp-tiny" / "metrics.json") > before["mlp-tiny"]
