@@ -611,8 +611,9 @@ for _name in ("sanet-big", "sanet-baseline-big"):
 # the big SANet pair on BBC (suite defaults) ends at its last epochs well below cnn: its
 # batches of 128 make 18 steps an epoch there, 180 in all; the base pair's batches of 32
 # take four times the steps (measured on BBC at seed 0)
-LEVERS["sanet-big-bbc-batch32"] = (["--model", "sanet-big", "--dataset", "bbc", "--batch-size",
-                                    "32"], None)
+for _name in ("sanet-big", "sanet-baseline-big"):
+    LEVERS[f"{_name}-bbc-batch32"] = (["--model", _name, "--dataset", "bbc", "--batch-size",
+                                       "32"], None)
 
 # The classical logistic regression: HCAN §4.2's L1 at C = 1 (the preset's own defaults)
 # against L2 at C = 10, the TF-IDF baseline issue 19 measures IMDB against (0.902)
