@@ -610,7 +610,7 @@ for _name in ("sanet-big", "sanet-baseline-big"):
 
 # the big SANet pair on BBC (suite defaults) ends at its last epochs well below cnn: its
 # batches of 128 make 18 steps an epoch there, 180 in all; the base pair's batches of 32
-# take four times the steps (measured on BBC at seed 0)
+# take four times the steps (sanet-big over 3 seeds, its twin at seed 0)
 for _name in ("sanet-big", "sanet-baseline-big"):
     LEVERS[f"{_name}-bbc-batch32"] = (["--model", _name, "--dataset", "bbc", "--batch-size",
                                        "32"], None)
