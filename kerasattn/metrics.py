@@ -127,3 +127,12 @@ def learning_check(val_metrics, class_names=None, margin=LEARNING_MARGIN):
         "recipe (--recipe), learning rate or more epochs")
     return {"learned": bool(learned), "val_accuracy": accuracy, "majority_rate": rate,
             "majority_class": name, "margin": margin, "warning": warning}
+
+
+def learning_banner(check):
+    """The loud lines a log ends with when :func:`learning_check` says the run did not
+    learn; None when it learned."""
+    if check["learned"]:
+        return None
+    banner = "!" * 78
+    return f"{banner}\nWARNING: {check['warning']}\n{banner}"

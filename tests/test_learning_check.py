@@ -119,3 +119,28 @@ def test_seeds_are_trained_and_recorded(tmp_path, monkeypatch):
     accuracy.main(["--suite", "tiny", "--seeds", "1", "--output-dir", str(tmp_path / "runs"),
                    "--results", results])
     assert os.path.getmtime(tmp_path / "runs" / "mlp-tiny" / "metrics.json") > before["mlp-tiny"]
+
+
+def test_a_portable_run_is_recorded_with_the_machine_that_fitted_it(tmp_path):
+    metrics = {"test": {"accuracy": 0.87, "f1_macro": 0.87, "examples": 3},
+               "val": {"accuracy": 0.88}, "best_epoch": 2, "train_seconds": 17.0,
+               "train_examples_per_second": 5000.0,
+               "learning": {"learned": True},
+               "trained_with": {"command": "python -m training.portable fit",
+                                "backend": "jax", "keras": "3.15.1",
+                                "device": "gpu: NVIDIA H200", "dtype_policy": "float32"}}
+    path = write(tmp_path / "metrics.json", json.dumps(metrics))
+    env = {"machine": "x86_64 Linux, 2 CPUs, GPUs: 0", "tensorflow": "2.21.0",
+           "keras": "3.15.1", "scikit_learn": "1.9.1"}
+    record = accuracy._record(path, env)
+    assert record["machine"] == "gpu: NVIDIA H200 (float32)"
+    assert record["versions"].startswith("Keras 3.15.1 on jax (training.portable")
+    assert record["test"] == {"accuracy": 0.87, "f1_macro": 0.87}  # numbers only
+    # its table row names where it was fitted; a row of this machine's runs does not
+    suite = {"a": (["--model", "mlp", "--dataset", "imdb"], None)}
+    gpu_row = accuracy._row(suite, "a", {"seeds": [{**record, "measured": "2026-11-26"}]})
+    assert gpu_row.endswith("| 2026-11-26 (gpu: NVIDIA H200 (float32), training.portable) |")
+    assert accuracy._row(suite, "a", {"seeds": [_record(0.8)]}).endswith("| 2026-11-23 |")
+    del metrics["trained_with"]
+    write(tmp_path / "metrics.json", json.dumps(metrics))
+    assert accuracy._record(path, env)["machine"] == env["machine"]

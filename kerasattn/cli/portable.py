@@ -252,7 +252,8 @@ def fit(run_dir, mixed_precision="off", verbose=2):
     import keras
 
     from kerasattn import models, runs
-    from kerasattn.metrics import classification_metrics, format_metrics
+    from kerasattn.metrics import (classification_metrics, format_metrics, learning_banner,
+                                   learning_check)
     from kerasattn.recipes import learning_rate, loss_and_accuracy, make_optimizer, set_precision
 
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
@@ -315,14 +316,18 @@ def fit(run_dir, mixed_precision="off", verbose=2):
         "trained_with": {"command": "python -m training.portable fit",
                          "backend": keras.backend.backend(), "keras": keras.__version__,
                          "device": device, "dtype_policy": policy},
+        "learning": learning_check(results["val"], config["class_names"]),
     }
-    runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)
     runs.write_plots(run_dir, f"{config['model']} on {config['dataset']}",
                      config["class_names"], results["test"], roc)
+    # metrics.json last: it marks the run finished
+    runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)
     for s in ("val", "test"):
         print(f"{s:>4}: {format_metrics(results[s])}", flush=True)
     print(f"trained in {seconds:.1f}s (best epoch {best_epoch}); run directory: {run_dir}",
           flush=True)
+    if not metrics["learning"]["learned"]:
+        print(learning_banner(metrics["learning"]), flush=True)
     return metrics
 
 

@@ -387,7 +387,7 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
 
     from kerasattn import recipes, resume, runs
     from kerasattn.data import datasets
-    from kerasattn.metrics import format_metrics, learning_check
+    from kerasattn.metrics import format_metrics, learning_banner, learning_check
 
     check_run_name(run_name)
     if config.distribution == "multiworker":
@@ -465,6 +465,5 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
         log(f"{s:>4}: {format_metrics(results[s])}")
     log(f"trained in {seconds:.1f}s; run directory: {run_dir}")
     if not check["learned"]:
-        banner = "!" * 78
-        log(f"{banner}\nWARNING: {check['warning']}\n{banner}")
+        log(learning_banner(check))
     return run_dir, metrics

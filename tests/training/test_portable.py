@@ -146,3 +146,23 @@ def test_prepare_sizes_the_recipe_for_the_accelerator_that_fits_it(tmp_path):
     config = runs.read_json(os.path.join(run, runs.CONFIG))
     assert config["sized_for"] == "gpu"
     assert (config["model_config"]["units"], config["train"]["batch_size"]) == (400, 32)
+
+
+@pytest.mark.parametrize("learnable", [True, False])
+def test_fit_says_whether_a_run_learned(tmp_path, capsys, learnable):
+    # as training.train does (tests/test_learning_check.py): identical texts, two thirds
+    # positive, leave nothing to learn; a first word that gives the label is learnt
+    rows = []
+    for i in range(200):
+        label = i % 2 if learnable else int(i % 3 != 0)
+        text = f"{'good' if label else 'bad'} film number {i % 7}" if learnable \
+            else "the same film"
+        rows.append(f"{text},{label}\n")
+    data = tmp_path / "d.csv"
+    data.write_text("text,label\n" + "".join(rows))
+    run = portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
+                            "--learning-rate", "0.01", "--output-dir", str(tmp_path)])
+    m = portable.fit(run, verbose=0)
+    assert m["learning"]["learned"] is learnable
+    assert ("WARNING: this run did not learn" in capsys.readouterr().out) is (not learnable)
+    assert runs.read_json(os.path.join(run, runs.METRICS))["learning"]["learned"] is learnable

@@ -127,6 +127,17 @@ def test_portable_jobs_are_the_commands_reproduce_runs():
                 for l, h in reproduce.TRANSFORMER_GRID}
     expected.update({f"{m}-imdb-table1": reproduce._baseline_cli("imdb", m)
                      for m in reproduce.BASELINE_MODELS})
+    # and the rows of benchmarks.accuracy it holds, seed by seed (NAME-seedS adds --seed S)
+    from benchmarks import accuracy
+
+    rows = {}
+    for suite, _ in accuracy.SUITES.values():
+        for row, (cli, _) in suite.items():
+            rows.update(accuracy._seed_runs(row, cli, 3))
+    benchmarked = {"sanet-base-imdb-seed2", "sanet-baseline-base-imdb", "transformer-imdb-seed1",
+                   "transformer-imdb-len1024-seed2", "iram-full-imdb"}
+    assert benchmarked <= set(jobs) & set(rows)
+    expected.update({name: rows[name] for name in set(jobs) & set(rows)})
     for name, cli in expected.items():
         assert jobs[name].split() == cli, name
     assert "--remove-stopwords" in expected["transformer-imdb-l1-h1"]  # §3.3 on IMDB
