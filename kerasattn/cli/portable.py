@@ -176,6 +176,16 @@ def _batch_arrays(split, index, width, batch_size):
     return ids, labels, weights
 
 
+def _widths_first(batches):
+    """Put a batch of another width second (in place). On TensorFlow, Keras fixes a
+    PyDataset's signature from its first two batches: two widths there leave the width
+    open, one would refuse every wider batch after it."""
+    other = next((i for i, (_, w) in enumerate(batches) if w != batches[0][1]), None)
+    if other is not None and other != 1:
+        batches.insert(1, batches.pop(other))
+    return batches
+
+
 def _py_dataset(split, batch_size, seed=None):
     import keras
 
@@ -190,6 +200,8 @@ def _py_dataset(split, batch_size, seed=None):
         def _plan(self):
             rng = None if seed is None else np.random.default_rng([seed, self.epoch])
             self.batches = bucketed_batches(split.lengths, batch_size, rng=rng)
+            if keras.backend.backend() == "tensorflow":
+                _widths_first(self.batches)
 
         def __len__(self):
             return len(self.batches)

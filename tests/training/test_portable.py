@@ -166,3 +166,19 @@ def test_fit_says_whether_a_run_learned(tmp_path, capsys, learnable):
     assert m["learning"]["learned"] is learnable
     assert ("WARNING: this run did not learn" in capsys.readouterr().out) is (not learnable)
     assert runs.read_json(os.path.join(run, runs.METRICS))["learning"]["learned"] is learnable
+
+
+def test_batches_of_several_widths_fit_on_tensorflow_too():
+    # Keras reads a PyDataset's tf.data signature from its first two batches; with both
+    # 64 wide (IMDB's shortest reviews) a 128-wide batch later was refused
+    lengths = np.array([10] * 8 + [100] * 2)
+    split = portable.Split(np.ones(int(lengths.sum()), np.int32), lengths,
+                           np.arange(10, dtype=np.int32) % 2)
+    assert [w for _, w in portable._widths_first(
+        portable.bucketed_batches(lengths, 2))] == [64, 128, 64, 64, 64]
+    model = keras.Sequential([keras.layers.Embedding(4, 3), keras.layers.GlobalAveragePooling1D(),
+                              keras.layers.Dense(2, activation="softmax")])
+    model.compile("adam", "sparse_categorical_crossentropy")
+    for seed in (None, 0):
+        history = model.fit(portable._py_dataset(split, 2, seed=seed), epochs=2, verbose=0)
+        assert len(history.history["loss"]) == 2
