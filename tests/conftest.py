@@ -35,6 +35,19 @@ def write(path, text, mode="w"):
     return str(path)
 
 
+def learnability_csv(tmp_path, learnable):
+    """A 200-row CSV dataset. Learnable: the first word gives the label. Not learnable:
+    every text is the same (two thirds positive), so the best a model can do is the
+    majority class."""
+    rows = []
+    for i in range(200):
+        label = i % 2 if learnable else int(i % 3 != 0)
+        text = f"{'good' if label else 'bad'} film number {i % 7}" if learnable \
+            else "the same film"
+        rows.append(f"{text},{label}\n")
+    return write(tmp_path / f"d{int(learnable)}.csv", "text,label\n" + "".join(rows))
+
+
 def require_browser():
     """Chromium's path for a browser test; skips without one, but fails under CI (where
     .ci/run installs it), so a browser test can never be skipped silently there."""

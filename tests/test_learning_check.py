@@ -10,7 +10,7 @@ import pytest
 from benchmarks import accuracy
 from kerasattn.cli import train
 from kerasattn.metrics import learning_check
-from tests.conftest import write
+from tests.conftest import learnability_csv as _csv, write
 
 
 def test_learning_check_against_the_majority_rate():
@@ -22,18 +22,6 @@ def test_learning_check_against_the_majority_rate():
     assert not learning_check({**always, "accuracy": 0.615}, ["neg", "pos"])["learned"]
     good = learning_check({"accuracy": 0.80, "confusion_matrix": [[30, 10], [10, 50]]})
     assert good["learned"] and good["warning"] is None
-
-
-def _csv(tmp_path, learnable):
-    """Learnable: the first word gives the label. Not learnable: every text is the same
-    (two thirds positive), so the best a model can do is the majority class."""
-    rows = []
-    for i in range(200):
-        label = i % 2 if learnable else int(i % 3 != 0)
-        text = f"{'good' if label else 'bad'} film number {i % 7}" if learnable \
-            else "the same film"
-        rows.append(f"{text},{label}\n")
-    return write(tmp_path / f"d{int(learnable)}.csv", "text,label\n" + "".join(rows))
 
 
 @pytest.mark.parametrize("learnable", [True, False])

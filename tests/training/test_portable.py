@@ -11,6 +11,7 @@ import pytest
 
 from kerasattn import runs
 from kerasattn.cli import portable, train
+from tests.conftest import learnability_csv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = ["--model", "transformer", "--dataset", "sst2", "--epochs", "2",
@@ -150,16 +151,8 @@ def test_prepare_sizes_the_recipe_for_the_accelerator_that_fits_it(tmp_path):
 
 @pytest.mark.parametrize("learnable", [True, False])
 def test_fit_says_whether_a_run_learned(tmp_path, capsys, learnable):
-    # as training.train does (tests/test_learning_check.py): identical texts, two thirds
-    # positive, leave nothing to learn; a first word that gives the label is learnt
-    rows = []
-    for i in range(200):
-        label = i % 2 if learnable else int(i % 3 != 0)
-        text = f"{'good' if label else 'bad'} film number {i % 7}" if learnable \
-            else "the same film"
-        rows.append(f"{text},{label}\n")
-    data = tmp_path / "d.csv"
-    data.write_text("text,label\n" + "".join(rows))
+    # as training.train does (tests/test_learning_check.py)
+    data = learnability_csv(tmp_path, learnable)
     run = portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
                             "--learning-rate", "0.01", "--output-dir", str(tmp_path)])
     m = portable.fit(run, verbose=0)
