@@ -22,13 +22,17 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
     assert default.train.optimizer == "adam" and default.train.learning_rate == 0.001
     assert default.model_config["scaled"] is True and default.model_config["embedding_scale"] == 10
     assert (paper.train.epochs, default.train.epochs) == (40, 10)
-    # the base pair takes batches of 32 by default; the paper (and adjusted) keep §4's 128,
-    # and the big pair its warm-up instead
+    # every SANet preset takes batches of 32 by default; the paper (and adjusted) keep
+    # §4's 128; the big pair warms its rate up and decays it as well
     assert (paper.train.batch_size, default.train.batch_size) == (128, 32)
     assert RunConfig.create("sanet-baseline-base", "sst2").train.batch_size == 32
     assert RunConfig.create("sanet-base", "sst2", recipe="adjusted").train.batch_size == 128
-    big = RunConfig.create("sanet-big", "sst2")
-    assert (big.train.batch_size, big.train.lr_schedule) == (128, "cosine")
+    assert default.train.lr_schedule == "constant"
+    for name in ("sanet-big", "sanet-baseline-big"):
+        big = RunConfig.create(name, "sst2")
+        assert (big.train.batch_size, big.train.lr_schedule, big.train.warmup) == (
+            32, "cosine", 0.1)
+        assert RunConfig.create(name, "sst2", recipe="paper").train.batch_size == 128
     adjusted = RunConfig.create("sanet-base", "sst2", recipe="adjusted")
     assert adjusted.train.epochs == 40 and adjusted.same_run(
         RunConfig.create("sanet-base", "sst2", epochs=40, batch_size=128).to_json())
