@@ -292,7 +292,8 @@ def _register_builtin():
         description = ("the adjusted recipe (Adam 1e-3, scaled attention, embeddings x10) "
                        f"for 10 epochs instead of 40{schedule}")
         register_recipe(Recipe(
-            name, DEFAULT, train={**sanet["train"], "epochs": 10, **small, **(warm if big else {})},
+            name, DEFAULT,
+            train={**sanet["train"], "epochs": 10, **small, **(warm if big else {})},
             model_options=sanet["model_options"], description=description))
     # HCAN/CAN: the paper trains one document at a time with Adam 2e-5 and d = 512; batched
     # that rate is far too small, and d = 512 is about an hour per IMDB epoch on 2 cores.
