@@ -147,10 +147,6 @@ for _name in [r[:-len("-sst2")] for r in list(DEFAULTS) if r.endswith("-sst2")]:
 for _dataset in ("ag_news-test-split", "bbc"):
     for _name in ("mlp", "rnn", "lstm", "bilstm", "gru", "sanet-baseline-base"):
         DEFAULTS[f"{_name}-{_dataset}"] = (["--model", _name, "--dataset", _dataset], None)
-# and the convolutional self-attention presets without the hierarchy (CAN) on BBC's long
-# articles, where the hierarchical HCAN and HAN were measured
-for _name in ("can-1sa-maxpool", "can-1sa-target", "can-2sa-maxpool", "can-2sa-target"):
-    DEFAULTS[f"{_name}-bbc"] = (["--model", _name, "--dataset", "bbc"], None)
 # and IMDB for the presets with an IMDB goal (sanet-base >= 0.88 and above its baseline,
 # transformer >= 0.89): fitted on a GPU through training.portable (the runs of
 # benchmarks/portable_imdb.txt), recorded with --reuse
