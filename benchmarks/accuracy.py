@@ -702,8 +702,7 @@ def _row(runs_, name, record):
     auc = [r["test"]["roc_auc"] for r in seeds if r["test"].get("roc_auc") is not None]
     val = [r["val_accuracy"] for r in seeds if r.get("val_accuracy") is not None]
     # fitted by training.portable on another machine (a GPU): named beside the date
-    portable = sorted({r["machine"] for r in seeds
-                       if "training.portable" in r.get("versions", "")})
+    portable = sorted({r["machine"] for r in seeds if r.get("fitted_by")})
     elsewhere = f" ({', '.join(portable)}, training.portable)" if portable else ""
     return (f"| `{' '.join(['python', '-m', 'training.train', *cli])}` "
             f"| {format_spread(val) if len(val) == len(seeds) else '-'} "
@@ -739,6 +738,7 @@ def _record(metrics_path, env):
         "measured": str(datetime.datetime.fromtimestamp(
             os.path.getmtime(metrics_path), datetime.timezone.utc).date()),
         "machine": machine, "versions": versions,
+        **({"fitted_by": "training.portable"} if portable else {}),
     }
 
 

@@ -123,6 +123,7 @@ def test_a_portable_run_is_recorded_with_the_machine_that_fitted_it(tmp_path):
     record = accuracy._record(path, env)
     assert record["machine"] == "gpu: NVIDIA H200 (float32)"
     assert record["versions"].startswith("Keras 3.15.1 on jax (training.portable")
+    assert record["fitted_by"] == "training.portable"
     assert record["test"] == {"accuracy": 0.87, "f1_macro": 0.87}  # numbers only
     # its table row names where it was fitted; a row of this machine's runs does not
     suite = {"a": (["--model", "mlp", "--dataset", "imdb"], None)}
@@ -132,3 +133,4 @@ def test_a_portable_run_is_recorded_with_the_machine_that_fitted_it(tmp_path):
     del metrics["trained_with"]
     write(tmp_path / "metrics.json", json.dumps(metrics))
     assert accuracy._record(path, env)["machine"] == env["machine"]
+    assert "fitted_by" not in accuracy._record(path, env)
