@@ -438,7 +438,8 @@ class TextClassifier(keras.Model):
             y: integer labels or class-name strings.
             batch_size, epochs: default to the preset's recipe.
             validation_data: ``(texts, labels)`` or a dataset like ``x``.
-            shuffle: reshuffle the texts every epoch (batches of similar length).
+            shuffle: reshuffle the texts, then the batches, every epoch (batches of
+                similar length).
             seed: the shuffling seed.
             **kwargs: any other ``keras.Model.fit`` argument (callbacks, verbose, ...).
         """

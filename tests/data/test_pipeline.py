@@ -68,6 +68,28 @@ def test_seeded_shuffle_is_reproducible_and_reshuffles():
     assert e1 != e2 and sorted(sum(e1, [])) == sorted(sum(e2, []))
 
 
+def test_partial_batches_are_spread_over_the_epoch_not_flushed_at_its_end():
+    # 300 texts of 1 to 60 words in batches of 8: each length bucket leaves one
+    # partial batch, which bucketing emits only when the texts run out
+    rng = np.random.default_rng(0)
+    texts = [" ".join("w" for _ in range(n)) for n in rng.integers(1, 61, 300)]
+    p = TextPreprocessor().adapt(texts)
+    epoch = __import__("tensorflow").Variable(0, dtype="int64")
+    keyed = make_dataset(texts, list(range(300)), p, 8, shuffle=True, seed=0,
+                         shuffle_epoch=epoch, epochs=2)
+    for ds in (make_dataset(texts, list(range(300)), p, 8, shuffle=True, seed=0), keyed):
+        sizes = [len(y) for _, y in ds]
+        partial = [i for i, n in enumerate(sizes) if n < 8]
+        assert sum(sizes) == 300 and len(partial) >= 5
+        # flushed at the end they would be the last len(partial) batches
+        assert partial != list(range(len(sizes) - len(partial), len(sizes)))
+        assert np.mean(partial) < 0.75 * len(sizes)
+    # evaluation batches are left as bucketing gives them: the partial ones last
+    sizes = [len(y) for _, y in make_dataset(texts, list(range(300)), p, 8)]
+    partial = [i for i, n in enumerate(sizes) if n < 8]
+    assert len(partial) >= 5 and partial == list(range(len(sizes) - len(partial), len(sizes)))
+
+
 def test_epoch_keyed_shuffle_depends_on_the_epoch_only():
     import keras
     import tensorflow as tf
