@@ -93,7 +93,7 @@ def batches_per_epoch(ds):
 def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed=None,
                  bucket=True, cache=True, min_length=1, pad_to_bucket_boundary=False,
                  tokenize_batch_size=1024, count_batches=False, shuffle_epoch=None,
-                 epochs=None):
+                 epochs=None, shuffle_batches=True):
     """Build a dataset of ``(ids, labels)`` batches.
 
     Args:
@@ -103,6 +103,10 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
             with a vocabulary.
         batch_size: texts per batch.
         shuffle: shuffle the texts every epoch, then the batches (seeded by ``seed``).
+        shuffle_batches: with ``shuffle``, shuffle the batches after grouping the
+            texts by length (``False``: each bucket's partial batch comes at the end
+            of the epoch, as ``bucket_by_sequence_length`` gives them; for
+            ``python -m benchmarks.batch_order``).
         shuffle_epoch: with ``shuffle``, an int64 ``tf.Variable`` holding the
             epoch (see :class:`EpochCounter`): each epoch's order is then a
             function of ``(seed, epoch)`` only, so a run resumed at epoch k in a
@@ -135,7 +139,7 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
     ds = tf.data.Dataset.from_tensor_slices((texts, labels))
     return _batches(ds, preprocessor, batch_size, int(texts.shape[0]) if shuffle else 0, seed,
                     shuffle_epoch, epochs, bucket, cache, min_length, pad_to_bucket_boundary,
-                    tokenize_batch_size, count_batches, with_labels)
+                    tokenize_batch_size, count_batches, with_labels, shuffle_batches)
 
 
 def make_stream_dataset(rows, preprocessor, batch_size=32, shuffle_buffer=0, seed=None,
@@ -158,7 +162,7 @@ def make_stream_dataset(rows, preprocessor, batch_size=32, shuffle_buffer=0, see
 
 def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, epochs,
              bucket, cache, min_length, pad_to_bucket_boundary, tokenize_batch_size,
-             count_batches, with_labels):
+             count_batches, with_labels, shuffle_batches=True):
     """(text, label) rows -> bucketed batches of ids (shared by both entry points)."""
     hierarchical = preprocessor.hierarchical
     if shuffle_buffer and not cache:  # a stream: shuffle the texts, tokenise after
@@ -187,7 +191,7 @@ def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, 
         bounds = []
         ds = ds.padded_batch(batch_size, padded_shapes=shapes)
     ds = ds.map(lambda x, y: (_pad_to_min(x, min_length), y), num_parallel_calls=AUTOTUNE)
-    if shuffle_buffer:
+    if shuffle_buffer and shuffle_batches:
         # Shuffle the batches too. Bucketing holds back each bucket's last, partial
         # batch until the texts run out, so without this an epoch ends with a burst
         # of small batches of one length after another (21 on IMDB), each as large

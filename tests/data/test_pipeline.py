@@ -84,10 +84,15 @@ def test_partial_batches_are_spread_over_the_epoch_not_flushed_at_its_end():
         # flushed at the end they would be the last len(partial) batches
         assert partial != list(range(len(sizes) - len(partial), len(sizes)))
         assert np.mean(partial) < 0.75 * len(sizes)
-    # evaluation batches are left as bucketing gives them: the partial ones last
-    sizes = [len(y) for _, y in make_dataset(texts, list(range(300)), p, 8)]
-    partial = [i for i, n in enumerate(sizes) if n < 8]
-    assert len(partial) >= 5 and partial == list(range(len(sizes) - len(partial), len(sizes)))
+    # evaluation batches are left as bucketing gives them, the partial ones last, and so
+    # are shuffled texts with shuffle_batches=False
+    for ds in (make_dataset(texts, list(range(300)), p, 8),
+               make_dataset(texts, list(range(300)), p, 8, shuffle=True, seed=0,
+                            shuffle_batches=False)):
+        sizes = [len(y) for _, y in ds]
+        partial = [i for i, n in enumerate(sizes) if n < 8]
+        assert len(partial) >= 5
+        assert partial == list(range(len(sizes) - len(partial), len(sizes)))
 
 
 def test_epoch_keyed_shuffle_depends_on_the_epoch_only():
