@@ -59,20 +59,21 @@ def _trim(ids, extent, label):
     return ids[: extent[0]], label
 
 
-def _shuffled(ds, buffer_size, seed, epoch, epochs, salt=0):
-    """``ds`` shuffled every epoch. ``salt`` gives a second shuffle of the same run
-    (the batches, after the texts) seeds of its own."""
+def _per_epoch(make, seed, epoch, epochs):
+    """One epoch's pipeline, ``make(text_seed, batch_seed, reshuffle)``, shuffled anew
+    every epoch: by ``seed`` and the number of epochs this process has iterated, or,
+    with the ``epoch`` variable, by ``seed`` and that epoch alone."""
     if epoch is None:
-        return ds.shuffle(buffer_size, seed=None if seed is None else seed + salt,
-                          reshuffle_each_iteration=True)
+        return make(seed, None if seed is None else seed + 1, True)
     if not epochs:
         raise ValueError("shuffle_epoch needs epochs (the number of epochs to shuffle for)")
     # One fixed order per epoch, with Python-int seeds (a tensor seed breaks
     # tf.data's seed logic when the global seed is 0), and the epoch variable
     # choosing among them when an epoch's iterator starts (after on_epoch_begin).
-    base = (seed or 0) * 1_000_003 + salt * (epochs + 1)
-    orders = [ds.shuffle(buffer_size, seed=base + e + 1, reshuffle_each_iteration=False)
-              for e in range(epochs)]
+    # Each order is a whole epoch's pipeline, not a shuffle of a shared upstream
+    # one: nested choices would make epochs² iterators every epoch.
+    base = (seed or 0) * 1_000_003
+    orders = [make(base + e + 1, base + epochs + e + 2, False) for e in range(epochs)]
     choice = tf.data.Dataset.from_tensors(0).map(lambda _: epoch.read_value()).flat_map(
         lambda e: tf.data.Dataset.from_tensors(e).repeat())
     return tf.data.Dataset.choose_from_datasets(orders, choice, stop_on_empty_dataset=True)
@@ -165,17 +166,14 @@ def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, 
              count_batches, with_labels, shuffle_batches=True):
     """(text, label) rows -> bucketed batches of ids (shared by both entry points)."""
     hierarchical = preprocessor.hierarchical
-    if shuffle_buffer and not cache:  # a stream: shuffle the texts, tokenise after
-        ds = _shuffled(ds, shuffle_buffer, seed, shuffle_epoch, epochs)
-    ds = ds.batch(tokenize_batch_size).map(
-        lambda t, y: _tokenize_batch(preprocessor, t, y), num_parallel_calls=AUTOTUNE)
-    ds = ds.unbatch().map(_trim, num_parallel_calls=AUTOTUNE)
-    if cache:
-        ds = ds.cache()
-        if shuffle_buffer:
-            ds = _shuffled(ds, max(1, shuffle_buffer), seed, shuffle_epoch, epochs)
+
+    def tokenized(rows):
+        rows = rows.batch(tokenize_batch_size).map(
+            lambda t, y: _tokenize_batch(preprocessor, t, y), num_parallel_calls=AUTOTUNE)
+        return rows.unbatch().map(_trim, num_parallel_calls=AUTOTUNE)
 
     shapes = ([None, None] if hierarchical else [None], [])
+    bounds, to_boundary = [], False
     if bucket:
         # hierarchical texts are grouped by number of sentences (outer axis)
         max_len = preprocessor.max_sentences if hierarchical else preprocessor.max_length
@@ -184,23 +182,47 @@ def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, 
         if to_boundary:
             # a closed last bucket: texts are at most max_len long
             bounds.append(max_len + 1)
-        ds = ds.bucket_by_sequence_length(
-            lambda x, y: tf.shape(x)[0], bounds, [batch_size] * (len(bounds) + 1),
-            padded_shapes=shapes, pad_to_bucket_boundary=to_boundary, drop_remainder=False)
-    else:
-        bounds = []
-        ds = ds.padded_batch(batch_size, padded_shapes=shapes)
-    ds = ds.map(lambda x, y: (_pad_to_min(x, min_length), y), num_parallel_calls=AUTOTUNE)
-    if shuffle_buffer and shuffle_batches:
-        # Shuffle the batches too. Bucketing holds back each bucket's last, partial
-        # batch until the texts run out, so without this an epoch ends with a burst
-        # of small batches of one length after another (21 on IMDB), each as large
-        # an Adam step as a full batch, just before the epoch's validation: the
-        # transformer's first-epoch validation accuracy on IMDB then ranged from
-        # 0.67 to 0.88 with the order of the texts. The buffer holds every batch of
-        # an epoch in memory (a stream: as many texts as its shuffle buffer).
-        most = shuffle_buffer // batch_size + len(bounds) + 2
-        ds = _shuffled(ds, most, seed, shuffle_epoch, epochs, salt=1)
+
+    def grouped(texts):
+        if bucket:
+            texts = texts.bucket_by_sequence_length(
+                lambda x, y: tf.shape(x)[0], bounds, [batch_size] * (len(bounds) + 1),
+                padded_shapes=shapes, pad_to_bucket_boundary=to_boundary,
+                drop_remainder=False)
+        else:
+            texts = texts.padded_batch(batch_size, padded_shapes=shapes)
+        return texts.map(lambda x, y: (_pad_to_min(x, min_length), y),
+                         num_parallel_calls=AUTOTUNE)
+
+    # Bucketing holds back each bucket's last, partial batch until the texts run out,
+    # so an epoch of grouped batches ends with a burst of small batches of one length
+    # after another (21 on IMDB), each as large an Adam step as a full batch, just
+    # before the epoch's validation: the transformer's first-epoch validation accuracy
+    # on IMDB ranged from 0.67 to 0.88 with the order of the texts. Training batches
+    # are shuffled after grouping too; that buffer holds a whole epoch's batches
+    # (a stream: as many texts as its shuffle buffer).
+    most_batches = shuffle_buffer // batch_size + len(bounds) + 2
+
+    def epoch_of(texts, reshuffle, text_seed, batch_seed, tokenize):
+        texts = texts.shuffle(shuffle_buffer, seed=text_seed,
+                              reshuffle_each_iteration=reshuffle)
+        batches = grouped(tokenized(texts) if tokenize else texts)
+        if shuffle_batches:
+            batches = batches.shuffle(most_batches, seed=batch_seed,
+                                      reshuffle_each_iteration=reshuffle)
+        return batches
+
+    if not shuffle_buffer:
+        ds = tokenized(ds)
+        ds = grouped(ds.cache() if cache else ds)
+    elif cache:  # tokenise once; shuffle the cached ids every epoch
+        ids = tokenized(ds).cache()
+        ds = _per_epoch(lambda t, b, again: epoch_of(ids, again, t, b, tokenize=False),
+                        seed, shuffle_epoch, epochs)
+    else:  # a stream: shuffle the texts, tokenise after
+        rows = ds
+        ds = _per_epoch(lambda t, b, again: epoch_of(rows, again, t, b, tokenize=True),
+                        seed, shuffle_epoch, epochs)
     if count_batches:
         # Bucketed batches have unknown cardinality; count them once so Keras
         # shows a real progress bar. Each bucket gets the same texts whatever
