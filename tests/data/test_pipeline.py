@@ -71,10 +71,12 @@ def test_seeded_shuffle_is_reproducible_and_reshuffles():
 def test_partial_batches_are_spread_over_the_epoch_not_flushed_at_its_end():
     # 300 texts of 1 to 60 words in batches of 8: each length bucket leaves one
     # partial batch, which bucketing emits only when the texts run out
+    import tensorflow as tf
+
     rng = np.random.default_rng(0)
     texts = [" ".join("w" for _ in range(n)) for n in rng.integers(1, 61, 300)]
     p = TextPreprocessor().adapt(texts)
-    epoch = __import__("tensorflow").Variable(0, dtype="int64")
+    epoch = tf.Variable(0, dtype="int64")
     keyed = make_dataset(texts, list(range(300)), p, 8, shuffle=True, seed=0,
                          shuffle_epoch=epoch, epochs=2)
     for ds in (make_dataset(texts, list(range(300)), p, 8, shuffle=True, seed=0), keyed):
