@@ -37,13 +37,10 @@ def one_epoch(model_name, ds, pre, config, order_seed, shuffle_batches):
     keras.utils.set_random_seed(0)
     model = models.get(model_name, vocab_size=pre.vocabulary_size, num_classes=ds.num_classes,
                        vocabulary=pre.vocabulary, **config.model_overrides)
-    rate = t.learning_rate
-    if recipes.is_scheduled(t.lr_schedule, t.warmup):  # the whole run's schedule
-        rate = recipes.learning_rate(rate, t.lr_schedule, t.warmup,
-                                     t.epochs * batches_per_epoch(train))
     loss, accuracy = recipes.loss_and_accuracy(model)
-    model.compile(optimizer=recipes.make_optimizer(models.get_preset(model_name), t.optimizer,
-                                                   rate, t.clipnorm),
+    # at the rate of the whole run's schedule
+    model.compile(optimizer=recipes.optimizer_for(models.get_preset(model_name), t,
+                                                  lambda: batches_per_epoch(train)),
                   loss=loss, metrics=[accuracy])
     history = model.fit(train, validation_data=val, epochs=1, verbose=2, shuffle=False)
     return float(history.history["val_accuracy"][-1])

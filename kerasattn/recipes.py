@@ -9,11 +9,15 @@ used to work out each on their own:
   cross-entropy;
 - :func:`make_optimizer`: the preset's own optimizer recipe (SANet's
   ``GroupedSGD``, IRAM's AMSGrad with clipping, HCAN's Adam β2) unless another
-  optimizer is asked for by name;
+  optimizer is asked for by name; :func:`optimizer_for`: the same from a run's
+  training settings, with their learning-rate schedule over the run's steps;
 - :func:`preprocessor_options`: the preset's text options as
   :class:`~kerasattn.data.preprocessing.TextPreprocessor` arguments;
 - :func:`set_precision`: Keras's global dtype policy from a short name.
 """
+
+import dataclasses
+from collections.abc import Mapping
 
 import keras
 
@@ -94,6 +98,24 @@ def learning_rate(rate, schedule="constant", warmup=0.0, total_steps=None):
         initial_learning_rate=0.0 if warm else rate, decay_steps=max(1, total_steps - warm),
         alpha=1.0 if schedule == "constant" else 0.0,
         warmup_target=rate if warm else None, warmup_steps=warm)
+
+
+def optimizer_for(preset, settings, steps_per_epoch=None):
+    """The optimizer a run of ``preset`` trains with: :func:`make_optimizer` with the
+    optimizer, learning rate and ``clipnorm`` of ``settings`` (a
+    :class:`~kerasattn.training.config.TrainSettings` or a mapping with its fields),
+    the rate following their ``lr_schedule`` and ``warmup`` (:func:`learning_rate`) over
+    ``epochs`` × ``steps_per_epoch`` steps. ``steps_per_epoch`` is a number or a function
+    that counts them, called only when the rate is scheduled (counting batches grouped by
+    length takes a pass over the data); a scheduled rate without it is a ``ValueError``.
+    """
+    s = settings if isinstance(settings, Mapping) else dataclasses.asdict(settings)
+    rate = s["learning_rate"]
+    schedule, warmup = s.get("lr_schedule", "constant"), s.get("warmup", 0.0)
+    if is_scheduled(schedule, warmup):
+        per_epoch = steps_per_epoch() if callable(steps_per_epoch) else steps_per_epoch
+        rate = learning_rate(rate, schedule, warmup, s["epochs"] * (per_epoch or 0))
+    return make_optimizer(preset, s["optimizer"], rate, s.get("clipnorm"))
 
 
 def preprocessor_options(preset, **overrides):

@@ -486,11 +486,9 @@ class TextClassifier(keras.Model):
         else:
             per_epoch = -(-len(data) // batch_size)
         kwargs, self._scheduled_compile = self._scheduled_compile, None
-        s = self._settings
-        rate = recipes.learning_rate(s["learning_rate"], s["lr_schedule"], s["warmup"],
-                                     max(1, epochs * per_epoch))
-        self.compile(optimizer=recipes.make_optimizer(self._spec, s["optimizer"], rate,
-                                                      s["clipnorm"]),
+        self.compile(optimizer=recipes.optimizer_for(self._spec,
+                                                     {**self._settings, "epochs": epochs},
+                                                     max(1, per_epoch)),
                      **kwargs)
 
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):

@@ -200,6 +200,18 @@ def test_fit_on_a_dataset_infers_the_classes():
     assert three.num_classes == 3 and three.predict(TEXTS, verbose=0).shape == (4, 3)
 
 
+def test_a_scheduled_recipe_spans_the_steps_of_the_first_fit():
+    # sanet-big's default warms up over 10 % of the steps and decays by a cosine: 7 texts
+    # in batches of 3 are 3 steps an epoch, 6 over 2 epochs (1 of warm-up, 5 of decay)
+    keras.utils.set_random_seed(0)
+    clf = kerasattn.TextClassifier.from_preset("sanet-big", **small_options("sanet-big"))
+    clf.fit(TRAIN, LABELS, epochs=2, batch_size=3, verbose=0)
+    schedule = clf.optimizer._learning_rate
+    assert isinstance(schedule, keras.optimizers.schedules.CosineDecay)
+    assert (schedule.warmup_steps, schedule.decay_steps) == (1, 5)
+    assert float(schedule(1)) == pytest.approx(1e-3) and float(schedule(6)) == 0.0
+
+
 def test_the_preprocessor_is_a_keras_layer_for_tf_data():
     pre = kerasattn.TextClassifierPreprocessor(max_length=3).adapt(["c b a", "c b", "c"])
     assert pre.vocabulary == ["", "[UNK]", "c", "b", "a"]

@@ -266,7 +266,7 @@ def fit(run_dir, mixed_precision="off", verbose=2):
     from kerasattn import models, runs
     from kerasattn.metrics import (classification_metrics, format_metrics, learning_banner,
                                    learning_check)
-    from kerasattn.recipes import learning_rate, loss_and_accuracy, make_optimizer, set_precision
+    from kerasattn.recipes import loss_and_accuracy, optimizer_for, set_precision
 
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
     if "arrays" not in config:
@@ -282,11 +282,8 @@ def fit(run_dir, mixed_precision="off", verbose=2):
                        **config["model_overrides"])
     loss, accuracy = loss_and_accuracy(model)
     # weighted: the zero-weight rows that pad a batch do not count
-    steps = train["epochs"] * -(-len(data["train"].labels) // train["batch_size"])
-    rate = learning_rate(train["learning_rate"], train.get("lr_schedule", "constant"),
-                         train.get("warmup", 0.0), steps)
-    model.compile(optimizer=make_optimizer(preset, train["optimizer"], rate,
-                                           train.get("clipnorm")),
+    model.compile(optimizer=optimizer_for(preset, train,
+                                          -(-len(data["train"].labels) // train["batch_size"])),
                   loss=loss,
                   weighted_metrics=[accuracy])
     bs = train["batch_size"]

@@ -115,15 +115,14 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
             log(f"embeddings from {config.embeddings}: {found:,} of "
                 f"{pre.vocabulary_size - 2:,} words found, the rest random")
         loss, accuracy = recipes.loss_and_accuracy(model)
-        rate = train.learning_rate
+        per_epoch = None
         if recipes.is_scheduled(train.lr_schedule, train.warmup):  # not streamed (RunConfig)
             # the batches fit will take: grouped by length, more than len / batch size
-            steps = train.epochs * batches_per_epoch(train_ds)
-            rate = recipes.learning_rate(rate, train.lr_schedule, train.warmup, steps)
+            per_epoch = batches_per_epoch(train_ds)
             log(f"learning rate: {train.lr_schedule}, peak {train.learning_rate:g}, warm-up "
-                f"{train.warmup:g} of {steps:,} steps")
+                f"{train.warmup:g} of {train.epochs * per_epoch:,} steps")
         try:
-            optimizer = recipes.make_optimizer(preset, train.optimizer, rate, train.clipnorm)
+            optimizer = recipes.optimizer_for(preset, train, per_epoch)
         except ValueError as e:
             raise ConfigError(str(e)) from None
         model.compile(optimizer=optimizer,

@@ -1,5 +1,6 @@
 """Learning-rate warm-up and cosine decay (--lr-schedule, --warmup)."""
 
+import dataclasses
 import os
 
 import keras
@@ -25,6 +26,28 @@ def test_schedules_by_hand():
         recipes.learning_rate(1e-3, "cosine")
     with pytest.raises(ValueError, match="unknown learning-rate schedule"):
         recipes.learning_rate(1e-3, "step", 0.0, 10)
+
+
+def test_optimizer_for_follows_the_settings_schedule_over_the_run_steps():
+    from kerasattn import models
+    from kerasattn.training.config import TrainSettings
+
+    preset = models.get_preset("transformer")
+    settings = TrainSettings(optimizer="adam", learning_rate=1e-3, epochs=2,
+                             lr_schedule="cosine", warmup=0.5, clipnorm=1.0)
+    for given in (settings, dataclasses.asdict(settings)):  # typed or read back from JSON
+        opt = recipes.optimizer_for(preset, given, lambda: 10)  # 2 epochs x 10 = 20 steps
+        assert isinstance(opt, keras.optimizers.Adam) and opt.global_clipnorm == 1.0
+        assert [round(float(opt._learning_rate(i)), 7) for i in (0, 5, 10, 15, 20)] == \
+            [0.0, 0.0005, 0.001, 0.0005, 0.0]
+    counted = []
+    constant = recipes.optimizer_for(preset, TrainSettings(optimizer="adam", learning_rate=3e-4),
+                                     lambda: counted.append(1))
+    assert not counted  # a constant rate does not count the batches
+    assert float(constant.learning_rate) == pytest.approx(3e-4)
+    assert constant.global_clipnorm is None
+    with pytest.raises(ValueError, match="number of training steps"):
+        recipes.optimizer_for(preset, settings)
 
 
 def test_a_run_trains_with_the_schedule_and_records_it(tmp_path, capsys):
