@@ -59,6 +59,9 @@ def _trim(ids, extent, label):
     return ids[: extent[0]], label
 
 
+_BATCH_SEEDS = 500_000  # an epoch's batch seed, past its text seed
+
+
 def _per_epoch(make, seed, epoch, epochs):
     """One epoch's pipeline, ``make(text_seed, batch_seed, reshuffle)``, shuffled anew
     every epoch: by ``seed`` and the number of epochs this process has iterated, or,
@@ -71,9 +74,11 @@ def _per_epoch(make, seed, epoch, epochs):
     # tf.data's seed logic when the global seed is 0), and the epoch variable
     # choosing among them when an epoch's iterator starts (after on_epoch_begin).
     # Each order is a whole epoch's pipeline, not a shuffle of a shared upstream
-    # one: nested choices would make epochs² iterators every epoch.
+    # one: nested choices would make epochs² iterators every epoch. An epoch's seeds
+    # do not depend on how many epochs there are, so the first five epochs of a run of
+    # ten are a run of five's, batch for batch.
     base = (seed or 0) * 1_000_003
-    orders = [make(base + e + 1, base + epochs + e + 2, False) for e in range(epochs)]
+    orders = [make(base + e + 1, base + _BATCH_SEEDS + e + 1, False) for e in range(epochs)]
     choice = tf.data.Dataset.from_tensors(0).map(lambda _: epoch.read_value()).flat_map(
         lambda e: tf.data.Dataset.from_tensors(e).repeat())
     return tf.data.Dataset.choose_from_datasets(orders, choice, stop_on_empty_dataset=True)

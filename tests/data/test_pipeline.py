@@ -123,6 +123,13 @@ def test_epoch_keyed_shuffle_depends_on_the_epoch_only():
     fresh_epoch, fresh = make()  # a resumed process: its first iteration is epoch 2
     fresh_epoch.assign(2)
     assert order(fresh) == straight[2]
+    # a longer run starts as the shorter one did, epoch for epoch
+    longer_epoch = tf.Variable(0, dtype=tf.int64)
+    longer = make_dataset(TEXTS, LABELS, p, 4, shuffle=True, seed=0,
+                          shuffle_epoch=longer_epoch, epochs=5)
+    for e in range(3):
+        longer_epoch.assign(e)
+        assert order(longer) == straight[e]
     with pytest.raises(ValueError, match="needs epochs"):
         make_dataset(TEXTS, LABELS, p, 4, shuffle=True, shuffle_epoch=epoch)
 
