@@ -652,7 +652,8 @@ for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc", "imdb"):
 # overfits (best epoch as early as the second): §4 halves the big model's learning rate
 # (0.005 against the base's 0.01), so half of the base pair's Adam rate
 for _name in ("sanet-big", "sanet-baseline-big"):
-    for _dataset, _threshold in (("sst2", 0.78), ("sst5", None)):
+    for _dataset, _threshold in (("sst2", 0.78), ("sst5", None), ("ag_news-test-split", None),
+                                 ("bbc", None)):
         LEVERS[f"{_name}-{_dataset}-lr5e-4"] = (["--model", _name, "--dataset", _dataset,
                                                  "--learning-rate", "0.0005"], _threshold)
 
