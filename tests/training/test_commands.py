@@ -87,6 +87,30 @@ def test_jit_compile_with_bucket_boundaries(tmp_path):
     assert m["test"]["accuracy"] >= 0.9
 
 
+def test_a_longer_run_starts_as_a_shorter_one(tmp_path):
+    """The same seed gives the same weights and batches, epoch for epoch, whatever the
+    number of epochs: a run of four is a run of two continued (so more epochs can only
+    raise the best validation accuracy a run keeps)."""
+    import csv
+
+    rows = "".join(f"{'good great' if i % 2 else 'bad awful'} {'x ' * (i % 30)},{i % 2}\n"
+                   for i in range(80))
+    path = write(tmp_path / "data.csv", "text,label\n" + rows)
+
+    def history(epochs):
+        run_dir, _ = train.train(["--model", "mlp", "--dataset", f"csv:{path}", "--epochs",
+                                  str(epochs), "--max-length", "20", "--batch-size", "8",
+                                  "--output-dir", str(tmp_path), "--run-name", f"e{epochs}",
+                                  "--verbose", "0"])
+        with open(os.path.join(run_dir, "history.csv"), encoding="utf-8") as fh:
+            return list(csv.DictReader(fh))
+
+    short, longer = history(2), history(4)
+    assert len(short) == 2 and len(longer) == 4
+    assert longer[:2] == short
+    assert longer[2]["loss"] != longer[1]["loss"]  # and it went on training
+
+
 def _sigmoid_model(vocab_size, num_classes, name="sigmoid"):
     import keras
 
