@@ -118,7 +118,7 @@ def test_a_recipe_sized_for_the_cpu_applies_only_there():
     cpu = RunConfig.create("iram-full", "sst2", device="cpu")
     gpu = RunConfig.create("iram-full", "sst2", device="gpu")
     assert (cpu.sized_for, cpu.model_config["units"], cpu.train.batch_size,
-            cpu.train.epochs) == ("cpu", 200, 64, 5)
+            cpu.train.epochs) == ("cpu", 200, 64, 10)
     assert (gpu.sized_for, gpu.model_config["units"], gpu.train.batch_size,
             gpu.train.epochs) == ("gpu", 400, 32, 10)
     assert gpu.train == RunConfig.create("iram-full", "sst2", recipe="paper").train
@@ -137,8 +137,8 @@ def test_a_recipe_sized_for_the_cpu_applies_only_there():
     recipe = recipes.get_recipe("iram-vanilla", device="cpu")
     assert recipe.cpu == {} and recipe.model_options == {"embedding_stddev": 0.1,
                                                         "init_stddev": 0.05, "units": 200}
-    # the LSTM-only IRAM presets keep the GPU's ten epochs on a CPU, at twice the paper's
-    # rate for twice its batch; iram-full trains five at the paper's rate
+    # the IRAM presets keep the GPU's ten epochs on a CPU; the LSTM-only pair at twice the
+    # paper's rate for twice its batch, iram-full at the paper's rate
     assert recipe.train == {"batch_size": 64, "epochs": 10, "learning_rate": 6e-4}
     assert cpu.train.learning_rate == 3e-4
     assert RunConfig.create("iram-vanilla", "sst2", device="gpu").train.learning_rate == 3e-4
