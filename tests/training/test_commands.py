@@ -73,10 +73,15 @@ def test_missing_dataset_exits_with_a_clear_message(tmp_path, monkeypatch, capsy
     assert "was not found" in err and str(tmp_path) in err
 
 
-def test_jit_compile_with_bucket_boundaries(tmp_path):
+def _two_word_csv(tmp_path):
+    """80 rows a bag of two words tells apart, padded to lengths 0-29 (several buckets)."""
     rows = "".join(f"{'good great' if i % 2 else 'bad awful'} {'x ' * (i % 30)},{i % 2}\n"
                    for i in range(80))
-    path = write(tmp_path / "data.csv", "text,label\n" + rows)
+    return write(tmp_path / "data.csv", "text,label\n" + rows)
+
+
+def test_jit_compile_with_bucket_boundaries(tmp_path):
+    path = _two_word_csv(tmp_path)
     # 57 training rows make 3-4 steps an epoch: two epochs sat at a validation accuracy of
     # 0.57 for one order of the batches (ROC-AUC already 1.0); four learn at seeds 0-4
     run_dir, m = train.train(["--model", "mlp", "--dataset", f"csv:{path}", "--epochs", "4",
@@ -93,9 +98,7 @@ def test_a_longer_run_starts_as_a_shorter_one(tmp_path):
     raise the best validation accuracy a run keeps)."""
     import csv
 
-    rows = "".join(f"{'good great' if i % 2 else 'bad awful'} {'x ' * (i % 30)},{i % 2}\n"
-                   for i in range(80))
-    path = write(tmp_path / "data.csv", "text,label\n" + rows)
+    path = _two_word_csv(tmp_path)
 
     def history(epochs):
         run_dir, _ = train.train(["--model", "mlp", "--dataset", f"csv:{path}", "--epochs",
