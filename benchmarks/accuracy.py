@@ -678,6 +678,13 @@ for _dataset in ("bbc", "ag_news-test-split", "sst2", "sst5"):
     LEVERS[f"rnn-{_dataset}-epochs20"] = (["--model", "rnn", "--dataset", _dataset, "--epochs",
                                            "20"], 0.78 if _dataset == "sst2" else None)
 
+# can-2sa-maxpool measured again with the batches shuffled falls under 0.78 on SST-2 and is
+# 0.035 below cnn on SST-5: the dropout 0.3 that took can-2sa-target over 0.78
+for _dataset in ("sst2", "sst5"):
+    LEVERS[f"can-2sa-maxpool-{_dataset}-dropout0.3"] = (
+        ["--model", "can-2sa-maxpool", "--dataset", _dataset, "--model-option", "dropout=0.3"],
+        0.78 if _dataset == "sst2" else None)
+
 SUITES = {
     "baselines": (BASELINES, "Foundation baselines: test accuracy and training time"),
     "sanet": (SANET, "SANet and its no-attention baseline: test accuracy and training time"),
