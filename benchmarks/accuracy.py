@@ -461,11 +461,12 @@ for _name in ("sanet-base", "sanet-baseline-base"):
 # Likewise iram-vanilla and iram-baseline train at twice the paper's rate without a GPU
 # since the lr6e-4 levers (their batch is twice the paper's there): every row measured at
 # 3e-4 pins it. The flags each preset's default-recipe rows pin:
-def _pin_rows(presets, before=None, flags=None, unless=("--recipe",)):
-    """Pin ``before`` (model options) and ``flags`` (:func:`_pinned`) on every word-vector
-    and lever row of ``presets`` that gives none of the flags ``unless``: a default changed
-    after those rows were measured, and each command must still reproduce its figure."""
-    for rows in (WORD_VECTORS, LEVERS):
+def _pin_rows(presets, before=None, flags=None, unless=("--recipe",), suites=None):
+    """Pin ``before`` (model options) and ``flags`` (:func:`_pinned`) on every row of
+    ``presets`` in ``suites`` (the word-vector and lever rows unless given) that gives none
+    of the flags ``unless``: a default changed after those rows were measured, and each
+    command must still reproduce its figure."""
+    for rows in suites or (WORD_VECTORS, LEVERS):
         for name, (cli, threshold) in list(rows.items()):
             if cli[cli.index("--model") + 1] in presets and not set(unless) & set(cli):
                 rows.redefine(name, (_pinned(cli, before, flags), threshold))
@@ -693,9 +694,7 @@ for _dataset in ("sst2", "sst5"):
     LEVERS[f"can-2sa-maxpool-{_dataset}-dropout0.1"] = (
         ["--model", "can-2sa-maxpool", "--dataset", _dataset, "--model-option", "dropout=0.1"],
         0.78 if _dataset == "sst2" else None)
-for _name, (_cli, _threshold) in list(HCAN.items()):
-    if _cli[1] in ("can-2sa-maxpool", "can-2sa-target"):
-        HCAN.redefine(_name, (_pinned(_cli, {"dropout": "0.1"}), _threshold))
+_pin_rows(("can-2sa-maxpool", "can-2sa-target"), before={"dropout": "0.1"}, suites=(HCAN,))
 
 SUITES = {
     "baselines": (BASELINES, "Foundation baselines: test accuracy and training time"),
