@@ -136,3 +136,40 @@ def learning_banner(check):
         return None
     banner = "!" * 78
     return f"{banner}\nWARNING: {check['warning']}\n{banner}"
+
+
+class DivergedError(RuntimeError):
+    """Training stopped because its loss became NaN or infinite: the run diverged, and
+    nothing was evaluated (no ``metrics.json``)."""
+
+
+def divergence_guard():
+    """A Keras callback that stops training at the first batch whose loss is NaN or
+    infinite (the weights are then NaN too, and every later step is wasted). After
+    ``fit``, its ``diverged`` is ``(epoch, step)`` (both from 1) where that happened,
+    or None; :func:`diverged_message` words it."""
+    import keras
+
+    class DivergenceGuard(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.diverged, self.loss, self.epoch = None, None, 0
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self.epoch = epoch
+
+        def on_train_batch_end(self, batch, logs=None):
+            loss = (logs or {}).get("loss")
+            if loss is not None and self.diverged is None and not np.isfinite(float(loss)):
+                self.diverged, self.loss = (self.epoch + 1, batch + 1), float(loss)
+                self.model.stop_training = True
+
+    return DivergenceGuard()
+
+
+def diverged_message(guard, where):
+    """One line for a run that :func:`divergence_guard` stopped; ``where`` names it."""
+    epoch, step = guard.diverged
+    return (f"{where}: the training loss became {guard.loss} at step {step} of epoch {epoch}, "
+            "so the run diverged and was stopped before evaluation (no metrics.json); try a "
+            "smaller --learning-rate or --clipnorm 1")

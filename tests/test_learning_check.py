@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks import accuracy
 from kerasattn.cli import train
-from kerasattn.metrics import learning_check
+from kerasattn.metrics import divergence_guard, diverged_message, learning_check
 from tests.conftest import learnability_csv as _csv, write
 
 
@@ -34,6 +34,39 @@ def test_metrics_and_the_log_say_whether_a_run_learned(tmp_path, capsys, learnab
     assert ("WARNING: this run did not learn" in out) is (not learnable)
     with open(os.path.join(run_dir, "metrics.json")) as fh:
         assert json.load(fh)["learning"]["learned"] is learnable
+
+
+def test_the_divergence_guard_stops_at_the_first_loss_that_is_not_finite():
+    import keras
+    import numpy as np
+
+    x = np.ones((8, 2), np.float32)
+    x[4:6] = np.inf  # the third batch of two
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    guard = divergence_guard()
+    history = model.fit(x, np.zeros(8), batch_size=2, epochs=3, shuffle=False,
+                        callbacks=[guard], verbose=0)
+    assert guard.diverged == (1, 3) and len(history.history["loss"]) == 1
+    assert "step 3 of epoch 1" in diverged_message(guard, "here")
+    clean = divergence_guard()
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    history = model.fit(x[:4], np.zeros(4), batch_size=2, epochs=3, callbacks=[clean],
+                        verbose=0)
+    assert clean.diverged is None and len(history.history["loss"]) == 3
+
+
+def test_a_run_that_diverges_ends_with_one_error_line_and_no_metrics(tmp_path, capsys):
+    out = tmp_path / "runs"
+    code = train.main(["--model", "mlp", "--dataset", f"csv:{_csv(tmp_path, True)}",
+                       "--epochs", "3", "--output-dir", str(out), "--verbose", "0",
+                       "--learning-rate", "1e30"])  # Adam's first steps overflow the logits
+    assert code == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("error: mlp on csv:") and "diverged" in err[0]
+    (run,) = os.listdir(out)
+    assert not os.path.exists(out / run / "metrics.json")
 
 
 def _record(acc, learned=True):

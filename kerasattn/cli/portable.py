@@ -186,7 +186,7 @@ def _widths_first(batches):
     return batches
 
 
-def _py_dataset(split, batch_size, seed=None):
+def _py_dataset(split, batch_size, seed=None, step=BUCKET_STEP):
     import keras
 
     class Batches(keras.utils.PyDataset):
@@ -199,7 +199,7 @@ def _py_dataset(split, batch_size, seed=None):
 
         def _plan(self):
             rng = None if seed is None else np.random.default_rng([seed, self.epoch])
-            self.batches = bucketed_batches(split.lengths, batch_size, rng=rng)
+            self.batches = bucketed_batches(split.lengths, batch_size, step=step, rng=rng)
             if keras.backend.backend() == "tensorflow":
                 _widths_first(self.batches)
 
@@ -218,12 +218,12 @@ def _py_dataset(split, batch_size, seed=None):
     return Batches()
 
 
-def predict_split(model, split, batch_size):
+def predict_split(model, split, batch_size, step=BUCKET_STEP):
     """Class probabilities of a split, in dataset order."""
     from kerasattn import runs
 
     out = None
-    for index, width in bucketed_batches(split.lengths, batch_size):
+    for index, width in bucketed_batches(split.lengths, batch_size, step=step):
         ids, _, _ = _batch_arrays(split, index, width, batch_size)
         p = runs.as_probabilities(model.predict_on_batch(ids))[:len(index)]
         if out is None:
@@ -259,12 +259,40 @@ def device_description():
     return backend
 
 
-def fit(run_dir, mixed_precision="off", verbose=2):
-    """Train a prepared run; returns its metrics dict."""
+def _time_limit_callback(seconds, state):
+    """Stops training once ``seconds`` have passed since training began: after the batch
+    in progress, so the partial epoch is still validated (and kept if it is the best).
+    ``state`` (a dict) receives ``stopped_at`` = (epoch, steps done in it)."""
+    import keras
+
+    class TimeLimit(keras.callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            self.start, self.epoch = time.perf_counter(), 0
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self.epoch = epoch
+
+        def on_train_batch_end(self, batch, logs=None):
+            if not self.model.stop_training and time.perf_counter() - self.start > seconds:
+                state["stopped_at"] = (self.epoch + 1, batch + 1)
+                self.model.stop_training = True
+
+    return TimeLimit()
+
+
+def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=BUCKET_STEP):
+    """Train a prepared run; returns its metrics dict.
+
+    ``time_limit`` (seconds) stops training after the batch in progress once that long
+    has passed (for a machine lent by the hour); the partial epoch is validated, and
+    ``metrics.json`` records under ``"time_limit"`` where it stopped. ``bucket_step``
+    rounds batch widths up to its multiples (smaller: less padding, more programs for
+    XLA to compile)."""
     import keras
 
     from kerasattn import models, runs
-    from kerasattn.metrics import (classification_metrics, format_metrics, learning_banner,
+    from kerasattn.metrics import (DivergedError, classification_metrics, divergence_guard,
+                                   diverged_message, format_metrics, learning_banner,
                                    learning_check)
     from kerasattn.recipes import loss_and_accuracy, optimizer_for, set_precision
 
@@ -295,21 +323,29 @@ def fit(run_dir, mixed_precision="off", verbose=2):
     if config.get("early_stopping"):
         callbacks.append(keras.callbacks.EarlyStopping(
             monitor="val_accuracy", mode="max", patience=config["early_stopping"]))
+    guard = divergence_guard()
+    callbacks.append(guard)
+    stopped = {}
+    if time_limit is not None:
+        callbacks.append(_time_limit_callback(time_limit, stopped))
     device = device_description()
     print(f"{config['model']} on {config['dataset']}: keras {keras.__version__}, backend "
           f"{keras.backend.backend()}, {device}, {policy}", flush=True)
     start = time.perf_counter()
-    model.fit(_py_dataset(data["train"], bs, seed=config["seed"]),
-              validation_data=_py_dataset(data["val"], bs), epochs=train["epochs"],
+    model.fit(_py_dataset(data["train"], bs, seed=config["seed"], step=bucket_step),
+              validation_data=_py_dataset(data["val"], bs, step=bucket_step),
+              epochs=train["epochs"],
               callbacks=callbacks, verbose=verbose)
     seconds = time.perf_counter() - start
+    if guard.diverged:
+        raise DivergedError(diverged_message(guard, run_dir))
     with open(history_path) as fh:
         val_acc = [float(r["val_accuracy"]) for r in csv.DictReader(fh)]
     best_epoch = int(np.argmax(val_acc)) + 1
     model = keras.saving.load_model(best_path)
     results = {}
     for s in ("val", "test"):
-        probs = predict_split(model, data[s], bs)
+        probs = predict_split(model, data[s], bs, step=bucket_step)
         results[s] = classification_metrics(data[s].labels, probs, config["class_names"])
         if s == "test":
             roc = (data[s].labels, probs[:, -1])
@@ -327,6 +363,13 @@ def fit(run_dir, mixed_precision="off", verbose=2):
                          "device": device, "dtype_policy": policy},
         "learning": learning_check(results["val"], config["class_names"]),
     }
+    if time_limit is not None:
+        metrics["time_limit"] = {"seconds": time_limit, "reached": bool(stopped)}
+        if stopped:
+            epoch, steps = stopped["stopped_at"]
+            metrics["time_limit"].update(epoch=epoch, steps=steps,
+                                         steps_per_epoch=len(_py_dataset(data["train"], bs,
+                                                                         step=bucket_step)))
     runs.write_plots(run_dir, f"{config['model']} on {config['dataset']}",
                      config["class_names"], results["test"], roc)
     # metrics.json last: it marks the run finished
@@ -335,6 +378,11 @@ def fit(run_dir, mixed_precision="off", verbose=2):
         print(f"{s:>4}: {format_metrics(results[s])}", flush=True)
     print(f"trained in {seconds:.1f}s (best epoch {best_epoch}); run directory: {run_dir}",
           flush=True)
+    if stopped:
+        limit = metrics["time_limit"]
+        print(f"warning: stopped by --time-limit {time_limit:g}s in epoch {limit['epoch']} of "
+              f"{train['epochs']} (after {limit['steps']} of {limit['steps_per_epoch']} "
+              f"steps); the run is shorter than its configuration", flush=True)
     if not metrics["learning"]["learned"]:
         print(learning_banner(metrics["learning"]), flush=True)
     return metrics
@@ -362,10 +410,27 @@ def main(argv=None):
                    help="a prepared run directory (repeatable)")
     p.add_argument("--mixed-precision", default="off", choices=["off", "float16", "bfloat16"])
     p.add_argument("--verbose", type=int, default=2)
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="stop training after the batch in progress once this long has passed "
+                        "(the partial epoch is validated; metrics.json records it)")
+    p.add_argument("--bucket-step", type=int, default=BUCKET_STEP, metavar="TOKENS",
+                   help=f"round batch widths up to multiples of this (default {BUCKET_STEP}; "
+                        "smaller pads short texts less but compiles more programs)")
     args = p.parse_args(argv[1:])
-    for run_dir in args.run:
-        fit(run_dir, args.mixed_precision, args.verbose)
-    return 0
+    if args.time_limit is not None and args.time_limit <= 0:
+        p.error("--time-limit must be a positive number of seconds")
+    if args.bucket_step < 1:
+        p.error("--bucket-step must be a positive number of tokens")
+    from kerasattn.metrics import DivergedError
+
+    failed = 0
+    for run_dir in args.run:  # one run that diverges does not stop the others
+        try:
+            fit(run_dir, args.mixed_precision, args.verbose, args.time_limit, args.bucket_step)
+        except DivergedError as e:
+            print(f"error: {e}", file=sys.stderr, flush=True)
+            failed += 1
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

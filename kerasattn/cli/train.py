@@ -210,12 +210,16 @@ def train(argv=None):
 
 def main(argv=None):
     from kerasattn.data.datasets import DatasetError
+    from kerasattn.metrics import DivergedError
 
     try:
         train(argv)
     except (ConfigError, DatasetError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except DivergedError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     except Exception as e:
         # a malformed row found by a streamed pipeline surfaces as a tf.data error
         from kerasattn.data import streaming

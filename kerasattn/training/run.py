@@ -52,7 +52,8 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     from kerasattn import models, recipes, resume, runs
     from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
-    from kerasattn.metrics import classification_metrics
+    from kerasattn.metrics import (DivergedError, classification_metrics, divergence_guard,
+                                   diverged_message)
 
     train = config.train
     preset = models.get_preset(config.model)
@@ -147,6 +148,8 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         keras.callbacks.CSVLogger(history_path, append=bool(past)),
         keras.callbacks.TensorBoard(os.path.join(run_dir, "tensorboard"), profile_batch=0),
     ]
+    guard = divergence_guard()
+    callbacks.append(guard)
     if config.early_stopping:
         callbacks.append(resume.ResumableEarlyStopping(
             past, monitor="val_accuracy", mode="max", patience=config.early_stopping))
@@ -175,6 +178,8 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         model.fit(train_ds, validation_data=val_ds, epochs=train.epochs,
                   callbacks=callbacks, verbose=verbose, shuffle=False)
     seconds = time.perf_counter() - start
+    if guard.diverged:
+        raise DivergedError(diverged_message(guard, f"{config.model} on {config.dataset}"))
     # the whole history, the epochs before an interruption included
     val_acc = [r["val_accuracy"] for r in resume.read_history(history_path)]
     epochs_run = len(val_acc)

@@ -111,9 +111,11 @@ def test_padding_of_a_bucket_does_not_change_predictions(fitted):
     model = keras.saving.load_model(os.path.join(a, runs.KERAS_MODEL))
     alone = np.concatenate([model.predict_on_batch(split.batch_ids([i], max(1, split.lengths[i])))
                             for i in range(8)])
-    batched = portable.predict_split(model, portable.Split(
-        split.ids[:int(split.lengths[:8].sum())], split.lengths[:8], split.labels[:8]), 32)
-    np.testing.assert_allclose(batched[:, 1], alone[:, 0], atol=1e-5)
+    first = portable.Split(split.ids[:int(split.lengths[:8].sum())], split.lengths[:8],
+                           split.labels[:8])
+    for step in (64, 16, 1):  # --bucket-step: any width, the same predictions
+        batched = portable.predict_split(model, first, 32, step=step)
+        np.testing.assert_allclose(batched[:, 1], alone[:, 0], atol=1e-5)
 
 
 def test_prepare_refuses_what_it_cannot_carry(tmp_path, shared_data):
@@ -175,3 +177,34 @@ def test_batches_of_several_widths_fit_on_tensorflow_too():
     for seed in (None, 0):
         history = model.fit(portable._py_dataset(split, 2, seed=seed), epochs=2, verbose=0)
         assert len(history.history["loss"]) == 2
+
+
+def test_fit_stops_at_its_time_limit_and_records_where(tmp_path, capsys):
+    data = learnability_csv(tmp_path, True)
+    run = portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "50",
+                            "--batch-size", "16", "--output-dir", str(tmp_path)])
+    m = portable.fit(run, verbose=0, time_limit=1e-9, bucket_step=8)  # after the first step
+    steps = 144 // 16  # 144 training texts (the rest validation and test), one width
+    assert m["time_limit"] == {"seconds": 1e-9, "reached": True, "epoch": 1, "steps": 1,
+                               "steps_per_epoch": steps}
+    assert m["epochs_run"] == 1  # the partial epoch was still validated
+    assert "stopped by --time-limit" in capsys.readouterr().out
+    assert runs.read_json(os.path.join(run, runs.METRICS))["time_limit"]["reached"]
+    m = portable.fit(run, verbose=0, time_limit=3600)
+    assert m["time_limit"] == {"seconds": 3600, "reached": False} and m["epochs_run"] == 50
+
+
+def test_a_run_that_diverges_is_reported_and_the_next_run_still_fits(tmp_path, capsys):
+    data = learnability_csv(tmp_path, True)
+    runs_ = [portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
+                               "--learning-rate", lr, "--output-dir", str(tmp_path),
+                               "--run-name", name])
+             for name, lr in (("diverges", "1e30"), ("learns", "0.01"))]
+    assert portable.main(["fit", "--verbose", "0", "--run", runs_[0], "--run", runs_[1]]) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(err) == 1 and "diverged" in err[0] and "step 2 of epoch 1" in err[0]
+    assert not os.path.exists(os.path.join(runs_[0], runs.METRICS))
+    assert runs.read_json(os.path.join(runs_[1], runs.METRICS))["learning"]["learned"]
+    for bad in (["--time-limit", "0"], ["--bucket-step", "0"]):
+        with pytest.raises(SystemExit):
+            portable.main(["fit", "--run", runs_[1], *bad])
