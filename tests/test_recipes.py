@@ -33,6 +33,10 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
         assert (big.train.batch_size, big.train.lr_schedule, big.train.warmup) == (
             32, "cosine", 0.1)
         assert RunConfig.create(name, "sst2", recipe="paper").train.batch_size == 128
+    # sanet-big alone at half the rate (its twin lost validation there)
+    assert RunConfig.create("sanet-big", "sst2").train.learning_rate == 0.0005
+    assert RunConfig.create("sanet-baseline-big", "sst2").train.learning_rate == 0.001
+    assert RunConfig.create("sanet-big", "sst2", recipe="adjusted").train.learning_rate == 0.001
     adjusted = RunConfig.create("sanet-base", "sst2", recipe="adjusted")
     assert adjusted.train.epochs == 40 and adjusted.same_run(
         RunConfig.create("sanet-base", "sst2", epochs=40, batch_size=128).to_json())

@@ -209,7 +209,7 @@ def test_a_scheduled_recipe_spans_the_steps_of_the_first_fit():
     schedule = clf.optimizer._learning_rate
     assert isinstance(schedule, keras.optimizers.schedules.CosineDecay)
     assert (schedule.warmup_steps, schedule.decay_steps) == (1, 5)
-    assert float(schedule(1)) == pytest.approx(1e-3) and float(schedule(6)) == 0.0
+    assert float(schedule(1)) == pytest.approx(5e-4) and float(schedule(6)) == 0.0
 
 
 def test_the_preprocessor_is_a_keras_layer_for_tf_data():
