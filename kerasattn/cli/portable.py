@@ -332,8 +332,8 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
     print(f"{config['model']} on {config['dataset']}: keras {keras.__version__}, backend "
           f"{keras.backend.backend()}, {device}, {policy}", flush=True)
     start = time.perf_counter()
-    model.fit(_py_dataset(data["train"], bs, seed=config["seed"], step=bucket_step),
-              validation_data=_py_dataset(data["val"], bs, step=bucket_step),
+    train_batches = _py_dataset(data["train"], bs, seed=config["seed"], step=bucket_step)
+    model.fit(train_batches, validation_data=_py_dataset(data["val"], bs, step=bucket_step),
               epochs=train["epochs"],
               callbacks=callbacks, verbose=verbose)
     seconds = time.perf_counter() - start
@@ -368,8 +368,7 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
         if stopped:
             epoch, steps = stopped["stopped_at"]
             metrics["time_limit"].update(epoch=epoch, steps=steps,
-                                         steps_per_epoch=len(_py_dataset(data["train"], bs,
-                                                                         step=bucket_step)))
+                                         steps_per_epoch=len(train_batches))
     runs.write_plots(run_dir, f"{config['model']} on {config['dataset']}",
                      config["class_names"], results["test"], roc)
     # metrics.json last: it marks the run finished
