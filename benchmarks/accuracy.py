@@ -738,6 +738,11 @@ for _name in ("can-2sa-maxpool", "hcan-2sa-maxpool"):
         LEVERS[f"{_name}-{_dataset}-lr2.5e-4"] = (
             ["--model", _name, "--dataset", _dataset, "--learning-rate", "0.00025"],
             0.78 if _dataset == "sst2" else None)
+# and can-2sa-maxpool's rate then (5e-4) on the same sets, to compare on AG News and BBC
+for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
+    LEVERS[f"can-2sa-maxpool-{_dataset}-lr5e-4"] = (
+        ["--model", "can-2sa-maxpool", "--dataset", _dataset, "--learning-rate", "0.0005"],
+        0.78 if _dataset == "sst2" else None)
 
 SUITES = {
     "baselines": (BASELINES, "Foundation baselines: test accuracy and training time"),
