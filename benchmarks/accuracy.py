@@ -732,9 +732,11 @@ for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
 _pin_rows(("hcan-2sa-target",), before={"dropout": "0.1"}, suites=(HCAN,))
 
 # The two-layer CANs with max pooling are 0.043 (can-2sa-maxpool) and 0.035 (hcan-2sa-maxpool)
-# below cnn on SST-5, their best epoch the 2nd or 3rd of ten: half the rate (Adam 2.5e-4)
-for _name in ("can-2sa-maxpool", "hcan-2sa-maxpool"):
-    for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
+# below cnn on SST-5, their best epoch the 2nd or 3rd of ten: half the rate (Adam 2.5e-4;
+# hcan-2sa-maxpool's SST-5 validation fell, so it went no further)
+for _name, _datasets in (("can-2sa-maxpool", ("sst2", "sst5", "ag_news-test-split", "bbc")),
+                         ("hcan-2sa-maxpool", ("sst5",))):
+    for _dataset in _datasets:
         LEVERS[f"{_name}-{_dataset}-lr2.5e-4"] = (
             ["--model", _name, "--dataset", _dataset, "--learning-rate", "0.00025"],
             0.78 if _dataset == "sst2" else None)
