@@ -72,6 +72,9 @@ def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
     can2, can1 = (RunConfig.create(n, "sst2") for n in ("can-2sa-target", "can-1sa-target"))
     assert can2.model_config["d"] == can1.model_config["d"] == 128
     assert can2.train.learning_rate == can1.train.learning_rate == 0.0005
+    # can-2sa-maxpool trains at half the family's rate; the paper's recipe keeps 2e-5
+    assert RunConfig.create("can-2sa-maxpool", "sst2").train.learning_rate == 0.00025
+    assert RunConfig.create("can-2sa-maxpool", "sst2", recipe="paper").train.learning_rate == 2e-5
     assert RunConfig.create("can-2sa-target", "sst2", recipe="paper").model_config["d"] == 512
     # IRAM's presets start their word vectors from N(0, 0.1) and their other weights (not
     # the LSTM's) from N(0, 0.05), and iram-full's highways carry their input; the paper
