@@ -101,6 +101,11 @@ for _dataset, _epochs in (("bbc", "3"), ("imdb", "1")):
 _IRAM_SST = ["--recipe", "paper", "--batch-size", "64", "--model-option", "units=200"]
 _IRAM_IMDB = ["--dataset", "imdb", "--recipe", "paper", "--batch-size", "64"]
 IRAM = Rows()
+# In-domain word vectors (issue 19), made when missing: FastText trained on SST-2's and
+# IMDB's training texts (movie reviews; never a validation or test text), 100-d
+VECTORS = os.path.join("runs", "vectors", "sst2-imdb-100d.txt")
+PREPARE = {VECTORS: ["--dataset", "sst2", "--dataset", "imdb", "--dim", "100",
+                     "--output", VECTORS]}
 for _name, _threshold in (("iram-full", True), ("iram-vanilla", False),
                           ("iram-baseline", False)):
     IRAM[f"{_name}-sst2"] = (["--model", _name, "--dataset", "sst2-phrases", "--epochs", "3",
@@ -117,6 +122,14 @@ for _data, _epochs, _goal in (("sst2", "3", 0.86), ("sst5", "2", 0.47)):
     IRAM[f"iram-full-{_data}-gpu"] = (
         ["--model", "iram-full", "--dataset", f"{_data}-phrases", "--model-option", "units=400",
          "--batch-size", "32", "--epochs", _epochs], _goal)
+# ... and with the in-domain word vectors of the wordvectors suite (FastText on SST-2's and
+# IMDB's training texts; the papers start from GloVe 840B, which is not here); on SST-2 one
+# epoch more than that row (the rate is constant, so the epochs before are the same run;
+# its best epoch was the last)
+for _data, _epochs, _goal in (("sst2", "4", 0.86), ("sst5", "2", 0.47)):
+    IRAM[f"iram-full-{_data}-gpu-vectors"] = (
+        [*IRAM[f"iram-full-{_data}-gpu"][0][:-1], _epochs, "--embeddings", VECTORS,
+         "--model-option", "embedding_dim=100"], _goal)
 
 # Every Keras preset exactly as a user runs it (its default recipe, no other flag) on
 # SST-2: issue 19's goal is >= 0.78 for each, over 3 seeds.
@@ -165,9 +178,6 @@ for _name, _goal in (("sanet-base", 0.88), ("sanet-baseline-base", None),
 # In-domain word vectors (issue 19): FastText trained on SST-2's and IMDB's training
 # texts (movie reviews; never a validation or test text), 100-d, fed to presets on
 # SST-2 with --embeddings; compare each row with its default in the "defaults" suite.
-VECTORS = os.path.join("runs", "vectors", "sst2-imdb-100d.txt")
-PREPARE = {VECTORS: ["--dataset", "sst2", "--dataset", "imdb", "--dim", "100",
-                     "--output", VECTORS]}
 _WITH_VECTORS = ["--embeddings", VECTORS]
 WORD_VECTORS = Rows({
     "cnn-sst2-vectors": (["--model", "cnn", "--dataset", "sst2", *_WITH_VECTORS,

@@ -105,14 +105,24 @@ def load_into(model, path, vocabulary, seed=0):
     Raises:
         ValueError: the file's vector size differs from the layer's output size.
     """
-    layer = find_embedding_layer(model)
     matrix, found = embedding_matrix(path, vocabulary, seed=seed)
+    assign(model, matrix, path)
+    return found
+
+
+def assign(model, matrix, source):
+    """Set ``model``'s word embeddings to ``matrix`` (from :func:`embedding_matrix`;
+    ``source`` names where it came from in the error).
+
+    Raises:
+        ValueError: the matrix's shape differs from the embedding layer's.
+    """
+    layer = find_embedding_layer(model)
     want = tuple(layer.embeddings.shape)
-    if matrix.shape != want:
+    if tuple(matrix.shape) != want:
         raise ValueError(
-            f"{path} has {matrix.shape[1]}-d vectors for {matrix.shape[0]} words but the "
+            f"{source} has {matrix.shape[1]}-d vectors for {matrix.shape[0]} words but the "
             f"embedding layer {layer.name!r} is {want[0]}×{want[1]}; set the model's "
             f"embedding size to {matrix.shape[1]} (e.g. --model-option embedding_dim="
             f"{matrix.shape[1]})")
     layer.embeddings.assign(matrix)
-    return found

@@ -24,8 +24,11 @@ backend, device and dtype policy under ``"trained_with"``.
 Differences from ``training.train``: batches are padded to multiples of
 :data:`BUCKET_STEP` tokens (a handful of shapes, so XLA compiles few
 programs) and the batch dimension to the batch size with zero-weight empty
-rows; hierarchical, classical, streamed and multi-worker runs and
-``--embeddings`` are not supported (a clear error says so).
+rows; hierarchical, classical, streamed and multi-worker runs are not
+supported (a clear error says so). ``--embeddings`` is read by ``prepare``,
+which writes the run's embedding matrix (``embeddings.npy``: the file's
+vectors, random rows for the words it lacks, exactly as ``training.train``
+draws them) for ``fit`` to start from.
 """
 
 import argparse
@@ -41,6 +44,7 @@ import numpy as np
 
 BUCKET_STEP = 64
 ARRAYS_DIR = "_arrays"
+EMBEDDINGS = "embeddings.npy"  # a run's starting word vectors (prepared from --embeddings)
 
 
 # -- prepare (TensorFlow) ---------------------------------------------------------
@@ -76,8 +80,7 @@ def prepare(argv, cache=None):
     config = typed.to_json()
     unsupported = [(config["kind"] == "classical", "a scikit-learn model"),
                    (config["hierarchical"], "a hierarchical model"),
-                   (args.stream, "--stream"), (args.distribution != "none", "--distribution"),
-                   (args.embeddings, "--embeddings")]
+                   (args.stream, "--stream"), (args.distribution != "none", "--distribution")]
     for bad, what in unsupported:
         if bad:
             raise SystemExit(f"error: training.portable does not support {what}; "
@@ -95,15 +98,38 @@ def prepare(argv, cache=None):
     print(ds.summary(), flush=True)
     default_name = f"{args.model}-{args.dataset.replace(':', '_').replace('/', '_')}-portable"
     run_dir = os.path.abspath(os.path.join(args.output_dir, args.run_name or default_name))
-    os.makedirs(run_dir, exist_ok=True)
     options = typed.preprocessor_options()
     vocab_key = (data_key, json.dumps(options, sort_keys=True), t["min_freq"], t["vocab_size"])
     if vocab_key not in cache:
         cache[vocab_key] = TextPreprocessor(**options).adapt(
             ds.train.texts, min_freq=t["min_freq"], max_size=t["vocab_size"])
     pre = cache[vocab_key]
+    matrix = None
+    if args.embeddings:  # read (and checked) before anything is written
+        from kerasattn import embeddings
+        from kerasattn.data.datasets import DatasetFormatError
+
+        if not os.path.isfile(args.embeddings):
+            raise SystemExit(f"error: --embeddings: no such file {args.embeddings!r}")
+        try:
+            matrix, found = embeddings.embedding_matrix(args.embeddings, pre.vocabulary,
+                                                        seed=config["seed"])
+        except DatasetFormatError as e:
+            raise SystemExit(f"error: {e}") from None
+        dim = config["model_config"].get("embedding_dim", matrix.shape[1])
+        if dim != matrix.shape[1]:
+            raise SystemExit(f"error: {args.embeddings} has {matrix.shape[1]}-d vectors but "
+                             f"{args.model}'s embeddings are {dim}-d; add --model-option "
+                             f"embedding_dim={matrix.shape[1]}")
+    os.makedirs(run_dir, exist_ok=True)
     pre.save(run_dir)
     print(f"vocabulary: {pre.vocabulary_size:,} ids", flush=True)
+    if matrix is not None:
+        np.save(os.path.join(run_dir, EMBEDDINGS), matrix)
+        print(f"embeddings from {args.embeddings}: {found:,} of {pre.vocabulary_size - 2:,} "
+              f"words found, the rest random", flush=True)
+    elif os.path.exists(os.path.join(run_dir, EMBEDDINGS)):
+        os.remove(os.path.join(run_dir, EMBEDDINGS))
     key = hashlib.sha1(json.dumps([args.dataset, args.seed, t["val_fraction"],
                                    pre.get_config(), pre.vocabulary]).encode()).hexdigest()[:16]
     arrays = os.path.join(os.path.abspath(args.output_dir), ARRAYS_DIR, f"{key}.npz")
@@ -308,6 +334,11 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
     model = models.get(config["model"], vocab_size=len(vocabulary),
                        num_classes=len(config["class_names"]), vocabulary=vocabulary,
                        **config["model_overrides"])
+    if config.get("embeddings"):
+        from kerasattn import embeddings
+
+        embeddings.assign(model, np.load(os.path.join(run_dir, EMBEDDINGS)),
+                          config["embeddings"])
     loss, accuracy = loss_and_accuracy(model)
     # weighted: the zero-weight rows that pad a batch do not count
     model.compile(optimizer=optimizer_for(preset, train,

@@ -208,3 +208,44 @@ def test_a_run_that_diverges_is_reported_and_the_next_run_still_fits(tmp_path, c
     for bad in (["--time-limit", "0"], ["--bucket-step", "0"]):
         with pytest.raises(SystemExit):
             portable.main(["fit", "--run", runs_[1], *bad])
+
+
+def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch):
+    from kerasattn import embeddings
+    from tests.training.test_reliability import _tiny_csv
+
+    glove = tmp_path / "v.txt"
+    glove.write_text("good 1 2 3 4\nbad -1 -2 -3 -4\nunused 9 9 9 9\n")
+    argv = ["--model", "mlp", "--dataset", f"csv:{_tiny_csv(tmp_path)}", "--epochs", "1",
+            "--embeddings", str(glove), "--seed", "3", "--output-dir", str(tmp_path / "out"),
+            "--run-name", "v"]
+    # refused before anything is written: the vectors' size is not the model's
+    with pytest.raises(SystemExit, match="4-d vectors but mlp's embeddings are 100-d; add "
+                                         "--model-option embedding_dim=4"):
+        portable.prepare(argv)
+    glove_bad = tmp_path / "bad.txt"
+    glove_bad.write_text("good 1 2 3 4\nbad 1 x 3 4\n")
+    with pytest.raises(SystemExit, match=r"bad\.txt:2: a value is not a number"):
+        portable.prepare([*argv[:7], str(glove_bad), *argv[8:]])
+    assert not os.path.exists(tmp_path / "out")
+    run = portable.prepare([*argv, "--model-option", "embedding_dim=4"])
+    vocabulary = runs.read_vocabulary(run)
+    # training.train's matrix: the file's rows, the same seeded random rows for the rest
+    expected, found = embeddings.embedding_matrix(str(glove), vocabulary, seed=3)
+    assert found == 2
+    prepared = np.load(os.path.join(run, portable.EMBEDDINGS))
+    np.testing.assert_array_equal(prepared, expected)
+    np.testing.assert_array_equal(prepared[vocabulary.index("good")], [1, 2, 3, 4])
+    seen = []
+    fit = keras.Model.fit
+
+    def spy(model, *args, **kwargs):
+        seen.append(keras.ops.convert_to_numpy(
+            embeddings.find_embedding_layer(model).embeddings))
+        return fit(model, *args, **kwargs)
+
+    monkeypatch.setattr(keras.Model, "fit", spy)
+    portable.fit(run, verbose=0)
+    np.testing.assert_array_equal(seen[0], expected)
+    assert runs.finished_run_of(run, train.config_of([*argv, "--model-option",
+                                                      "embedding_dim=4"]))
