@@ -163,6 +163,18 @@ def test_a_portable_run_is_recorded_with_the_machine_that_fitted_it(tmp_path):
     gpu_row = accuracy._row(suite, "a", {"seeds": [{**record, "measured": "2026-11-26"}]})
     assert gpu_row.endswith("| 2026-11-26 (gpu: NVIDIA H200 (float32), training.portable) |")
     assert accuracy._row(suite, "a", {"seeds": [_record(0.8)]}).endswith("| 2026-11-23 |")
+    assert "cut" not in record and "cut" not in gpu_row
+    # a run stopped by fit --time-limit says so, and where
+    metrics["time_limit"] = {"seconds": 200, "reached": True, "epoch": 3, "steps": 482,
+                             "steps_per_epoch": 2427}
+    write(tmp_path / "metrics.json", json.dumps(metrics))
+    cut = accuracy._record(path, env)
+    assert cut["cut"] == {"epoch": 3, "steps": 482, "steps_per_epoch": 2427}
+    row = accuracy._row(suite, "a", {"seeds": [record, cut]})
+    assert "| 2/2 (**cut by the time limit**: seed 1: epoch 3 at 482/2,427 steps) |" in row
+    metrics["time_limit"] = {"seconds": 900, "reached": False}
+    write(tmp_path / "metrics.json", json.dumps(metrics))
+    assert "cut" not in accuracy._record(path, env)
     del metrics["trained_with"]
     write(tmp_path / "metrics.json", json.dumps(metrics))
     assert accuracy._record(path, env)["machine"] == env["machine"]
