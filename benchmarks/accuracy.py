@@ -166,6 +166,13 @@ for _name in [r[:-len("-sst2")] for r in list(DEFAULTS) if r.endswith("-sst2")]:
 for _dataset in ("ag_news-test-split", "bbc"):
     for _name in ("mlp", "rnn", "lstm", "bilstm", "gru", "sanet-baseline-base"):
         DEFAULTS[f"{_name}-{_dataset}"] = (["--model", _name, "--dataset", _dataset], None)
+# and every other Keras preset on AG News and BBC: HCAN's other six (CAN and HCAN with one
+# or two self-attention layers, max pooling or target attention; issue 19: every preset's
+# default learns every built-in dataset)
+for _dataset in ("ag_news-test-split", "bbc"):
+    for _name in [r[:-len("-sst2")] for r in list(DEFAULTS) if r.endswith("-sst2")]:
+        if f"{_name}-{_dataset}" not in DEFAULTS:
+            DEFAULTS[f"{_name}-{_dataset}"] = (["--model", _name, "--dataset", _dataset], None)
 # and IMDB for the presets with an IMDB goal (sanet-base >= 0.88 and above its baseline,
 # transformer >= 0.89): fitted on a GPU through training.portable (the runs of
 # benchmarks/portable_imdb.txt), recorded with --reuse
