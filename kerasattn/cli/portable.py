@@ -337,8 +337,11 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
     if config.get("embeddings"):
         from kerasattn import embeddings
 
-        embeddings.assign(model, np.load(os.path.join(run_dir, EMBEDDINGS)),
-                          config["embeddings"])
+        matrix_path = os.path.join(run_dir, EMBEDDINGS)
+        if not os.path.exists(matrix_path):
+            raise SystemExit(f"error: {run_dir} was prepared with --embeddings but has no "
+                             f"{EMBEDDINGS}; copy it along or prepare the run again")
+        embeddings.assign(model, np.load(matrix_path), config["embeddings"])
     loss, accuracy = loss_and_accuracy(model)
     # weighted: the zero-weight rows that pad a batch do not count
     model.compile(optimizer=optimizer_for(preset, train,

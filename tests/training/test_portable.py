@@ -249,3 +249,8 @@ def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch):
     np.testing.assert_array_equal(seen[0], expected)
     assert runs.finished_run_of(run, train.config_of([*argv, "--model-option",
                                                       "embedding_dim=4"]))
+    # a run copied without its matrix is refused, not trained from random vectors
+    os.remove(os.path.join(run, portable.EMBEDDINGS))
+    with pytest.raises(SystemExit, match="prepared with --embeddings but has no "
+                                         "embeddings.npy"):
+        portable.fit(run, verbose=0)
