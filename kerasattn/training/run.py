@@ -290,10 +290,12 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
     if not os.path.exists(run_dir):
         try:
             os.makedirs(run_dir)
+            return "new", True
+        except FileExistsError:
+            pass  # made meanwhile: another worker of a multi-worker run made its worker-N in it
         except OSError as e:
             raise ConfigError(f"cannot create the run directory {run_dir}: "
                               f"{e.strerror or e}") from None
-        return "new", True
     if not os.path.isdir(run_dir):
         raise ConfigError(f"{run_dir} is a file, not a run directory")
     if not os.access(run_dir, os.W_OK | os.X_OK):

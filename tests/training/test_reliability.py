@@ -176,6 +176,33 @@ def test_a_directory_that_is_not_a_run_is_not_used(tmp_path):
         sorted(os.listdir(tmp_path)) == ["d.csv", "other.txt"]
 
 
+
+def test_the_chief_takes_the_run_directory_another_worker_made_first(tmp_path, monkeypatch):
+    """Two workers of a multi-worker run start at once: when worker 1 makes
+    RUN/worker-1 (so RUN) between the chief's check and its makedirs, the chief starts
+    the run there, and worker 1's directory is left alone."""
+    from kerasattn.training import run
+
+    run_dir = tmp_path / "mw"
+    real, raced = os.makedirs, []
+
+    def worker_first(path, *args, **kwargs):
+        if os.path.abspath(path) == str(run_dir) and not raced:
+            raced.append(path)
+            real(run_dir / "worker-1")
+            write(run_dir / "worker-1" / "log.txt", "worker 1")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(run.os, "makedirs", worker_first)
+    args = train.build_parser().parse_args(["--model", "mlp", "--dataset", "sst2"])
+    config = train.resolve_config(args, ["--model", "mlp", "--dataset", "sst2"])
+    # "new", but not created by the chief: an error before training must not delete it
+    assert run.claim_run_dir(config, str(run_dir)) == ("new", False)
+    assert raced
+    assert os.listdir(run_dir) == ["worker-1"]
+    assert (run_dir / "worker-1" / "log.txt").read_text() == "worker 1"
+
+
 _BAD = [
     (["--max-length", "0"], "--max-length must be >= 1"),
     (["--max-length", "-1"], "--max-length must be >= 1"),
