@@ -24,11 +24,15 @@ backend, device and dtype policy under ``"trained_with"``.
 Differences from ``training.train``: batches are padded to multiples of
 :data:`BUCKET_STEP` tokens (a handful of shapes, so XLA compiles few
 programs) and the batch dimension to the batch size with zero-weight empty
-rows; hierarchical, classical, streamed and multi-worker runs are not
-supported (a clear error says so). ``--embeddings`` is read by ``prepare``,
-which writes the run's embedding matrix (``embeddings.npy``: the file's
-vectors, random rows for the words it lacks, exactly as ``training.train``
-draws them) for ``fit`` to start from.
+rows. A hierarchical model's (HAN, HCAN) batches are (texts, sentences,
+words): the sentence axis is rounded up to a power of two and the word axis
+is one width per split (its longest sentence, rounded up the same way), both
+capped at the text limits (``--max-sentences``, ``--max-words``): seven
+shapes at most for the presets' 50 × 50. Classical, streamed and
+multi-worker runs are not supported (a clear error says so).
+``--embeddings`` is read by ``prepare``, which writes the run's embedding
+matrix (``embeddings.npy``: the file's vectors, random rows for the words it
+lacks, exactly as ``training.train`` draws them) for ``fit`` to start from.
 """
 
 import argparse
@@ -49,17 +53,21 @@ EMBEDDINGS = "embeddings.npy"  # a run's starting word vectors (prepared from --
 
 # -- prepare (TensorFlow) ---------------------------------------------------------
 def _encode(preprocessor, texts, chunk=2048):
-    """Texts -> (flat int32 ids, lengths), in dataset order."""
+    """Texts -> {"ids": flat int32 ids, "lengths": each text's tokens}, in dataset order;
+    for a hierarchical preprocessor "lengths" counts each text's sentences and
+    "sentence_lengths" each sentence's words."""
     import tensorflow as tf
 
-    flat, lengths = [], []
+    parts = {"ids": [], "lengths": [], **({"sentence_lengths": []}
+                                          if preprocessor.hierarchical else {})}
     for i in range(0, len(texts), chunk):
         ids = preprocessor(tf.constant([str(t) for t in texts[i:i + chunk]], tf.string))
-        flat.append(ids.flat_values.numpy().astype(np.int32))
-        lengths.append(ids.row_lengths().numpy().astype(np.int32))
-    if not flat:
-        return np.zeros(0, np.int32), np.zeros(0, np.int32)
-    return np.concatenate(flat), np.concatenate(lengths)
+        parts["ids"].append(ids.flat_values.numpy())
+        parts["lengths"].append(ids.row_lengths().numpy())
+        if preprocessor.hierarchical:
+            parts["sentence_lengths"].append(ids.values.row_lengths().numpy())
+    return {k: np.concatenate(v).astype(np.int32) if v else np.zeros(0, np.int32)
+            for k, v in parts.items()}
 
 
 def prepare(argv, cache=None):
@@ -79,7 +87,6 @@ def prepare(argv, cache=None):
     typed = train.resolve_config(args, argv, device="gpu")
     config = typed.to_json()
     unsupported = [(config["kind"] == "classical", "a scikit-learn model"),
-                   (config["hierarchical"], "a hierarchical model"),
                    (args.stream, "--stream"), (args.distribution != "none", "--distribution")]
     for bad, what in unsupported:
         if bad:
@@ -136,9 +143,13 @@ def prepare(argv, cache=None):
     if not os.path.exists(arrays):
         os.makedirs(os.path.dirname(arrays), exist_ok=True)
         parts = {}
+        # ids in 16 bits where the vocabulary fits (a sixth smaller compressed: 3 seeds of
+        # a family's IMDB ids fit one transfer to an accelerator machine)
+        ids_dtype = np.uint16 if pre.vocabulary_size <= 2 ** 16 else np.int32
         for s in datasets.SPLITS:
             part = ds.split(s)
-            parts[f"{s}_ids"], parts[f"{s}_lengths"] = _encode(pre, part.texts)
+            parts.update({f"{s}_{k}": v for k, v in _encode(pre, part.texts).items()})
+            parts[f"{s}_ids"] = parts[f"{s}_ids"].astype(ids_dtype)
             parts[f"{s}_labels"] = np.asarray(part.labels, np.int32)
             print(f"  {s}: {len(part):,} texts, {parts[f'{s}_ids'].size:,} tokens", flush=True)
         np.savez_compressed(arrays + ".tmp.npz", **parts)
@@ -153,32 +164,79 @@ def prepare(argv, cache=None):
 
 
 # -- fit (any backend) -------------------------------------------------------------
-class Split:
-    """One split's token ids as a ragged array (flat ids + lengths)."""
+def _starts(lengths):
+    return np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
 
-    def __init__(self, ids, lengths, labels):
+
+class Split:
+    """One split's token ids as a ragged array: flat ids + each text's length, and for
+    a hierarchical model each sentence's length (``lengths`` then counts sentences).
+
+    ``max_sentences`` and ``max_words`` cap a hierarchical batch's axes (the text
+    limits the ids were cut at); its word axis is the longest sentence's length
+    rounded up to a power of two."""
+
+    def __init__(self, ids, lengths, labels, sentence_lengths=None, max_sentences=None,
+                 max_words=None):
         self.ids, self.lengths, self.labels = ids, lengths.astype(np.int64), labels
-        self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        self.starts = _starts(self.lengths)
+        self.hierarchical = sentence_lengths is not None
+        self.max_sentences = max_sentences
+        if self.hierarchical:
+            self.sentence_lengths = np.asarray(sentence_lengths, np.int64)
+            self.word_starts = _starts(self.sentence_lengths)
+            longest = int(self.sentence_lengths.max(initial=1))
+            self.word_width = int(_widths([longest], None, max_words)[0])
 
     def __len__(self):
         return len(self.labels)
 
+    def batches(self, batch_size, step=BUCKET_STEP, rng=None):
+        """:func:`bucketed_batches` of this split (a hierarchical one's by sentences, in
+        powers of two: ``step`` is for tokens)."""
+        if self.hierarchical:
+            return bucketed_batches(self.lengths, batch_size, None, rng, self.max_sentences)
+        return bucketed_batches(self.lengths, batch_size, step, rng)
+
+    def shape(self, width):
+        """A batch's shape after the batch axis: (width,) or (width, words)."""
+        return (width, self.word_width) if self.hierarchical else (width,)
+
     def batch_ids(self, index, width):
-        """(len(index), width) int32 ids of these texts, zero-padded."""
-        out = np.zeros((len(index), width), np.int32)
+        """(len(index), width) int32 ids of these texts, zero-padded (hierarchical:
+        (len(index), width, words), ``width`` sentences)."""
+        out = np.zeros((len(index), *self.shape(width)), np.int32)
         for row, i in enumerate(index):
             n = min(int(self.lengths[i]), width)
-            out[row, :n] = self.ids[self.starts[i]:self.starts[i] + n]
+            if not self.hierarchical:
+                out[row, :n] = self.ids[self.starts[i]:self.starts[i] + n]
+                continue
+            for j in range(self.starts[i], self.starts[i] + n):  # its sentences
+                words = min(int(self.sentence_lengths[j]), self.word_width)
+                first = self.word_starts[j]
+                out[row, j - self.starts[i], :words] = self.ids[first:first + words]
         return out
 
 
-def bucketed_batches(lengths, batch_size, step=BUCKET_STEP, rng=None):
-    """Index batches grouped by padded width (a multiple of ``step``).
+def _widths(lengths, step, cap=None):
+    """Each length (at least 1) rounded up to a multiple of ``step`` (``None``: to a
+    power of two), at most ``cap``."""
+    lengths = np.maximum(1, np.asarray(lengths, np.int64))
+    if step is None:
+        widths = 2 ** np.ceil(np.log2(lengths)).astype(np.int64)
+    else:
+        widths = -(-lengths // step) * step
+    return widths if cap is None else np.minimum(widths, max(1, cap))
+
+
+def bucketed_batches(lengths, batch_size, step=BUCKET_STEP, rng=None, cap=None):
+    """Index batches grouped by padded width (a multiple of ``step``; ``None``: a power
+    of two), at most ``cap``.
 
     Returns a list of ``(indices, width)``; with ``rng`` the texts inside each
     bucket and the order of the batches are shuffled.
     """
-    widths = np.maximum(1, -(-np.asarray(lengths) // step)) * step
+    widths = _widths(lengths, step, cap)
     batches = []
     for w in np.unique(widths):
         members = np.flatnonzero(widths == w)
@@ -193,7 +251,7 @@ def bucketed_batches(lengths, batch_size, step=BUCKET_STEP, rng=None):
 
 def _batch_arrays(split, index, width, batch_size):
     """ids, labels and sample weights with the batch padded to ``batch_size`` rows."""
-    ids = np.zeros((batch_size, width), np.int32)
+    ids = np.zeros((batch_size, *split.shape(width)), np.int32)
     ids[:len(index)] = split.batch_ids(index, width)
     labels = np.zeros(batch_size, np.int32)
     labels[:len(index)] = split.labels[index]
@@ -225,7 +283,7 @@ def _py_dataset(split, batch_size, seed=None, step=BUCKET_STEP):
 
         def _plan(self):
             rng = None if seed is None else np.random.default_rng([seed, self.epoch])
-            self.batches = bucketed_batches(split.lengths, batch_size, step=step, rng=rng)
+            self.batches = split.batches(batch_size, step, rng)
             if keras.backend.backend() == "tensorflow":
                 _widths_first(self.batches)
 
@@ -249,7 +307,7 @@ def predict_split(model, split, batch_size, step=BUCKET_STEP):
     from kerasattn import runs
 
     out = None
-    for index, width in bucketed_batches(split.lengths, batch_size, step=step):
+    for index, width in split.batches(batch_size, step):
         ids, _, _ = _batch_arrays(split, index, width, batch_size)
         p = runs.as_probabilities(model.predict_on_batch(ids))[:len(index)]
         if out is None:
@@ -259,8 +317,13 @@ def predict_split(model, split, batch_size, step=BUCKET_STEP):
 
 
 def load_arrays(run_dir, config):
+    hierarchical = config.get("hierarchical", False)
+    caps = dict(max_sentences=config["train"].get("max_sentences"),
+                max_words=config["train"].get("max_words")) if hierarchical else {}
     with np.load(os.path.join(run_dir, config["arrays"])) as f:
-        return {s: Split(f[f"{s}_ids"], f[f"{s}_lengths"], f[f"{s}_labels"])
+        return {s: Split(f[f"{s}_ids"], f[f"{s}_lengths"], f[f"{s}_labels"],
+                         sentence_lengths=f[f"{s}_sentence_lengths"] if hierarchical else None,
+                         **caps)
                 for s in ("train", "val", "test")}
 
 
@@ -313,7 +376,7 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
     has passed (for a machine lent by the hour); the partial epoch is validated, and
     ``metrics.json`` records under ``"time_limit"`` where it stopped. ``bucket_step``
     rounds batch widths up to its multiples (smaller: less padding, more programs for
-    XLA to compile)."""
+    XLA to compile; a hierarchical model's axes are rounded to powers of two)."""
     import keras
 
     from kerasattn import models, runs
@@ -448,7 +511,9 @@ def main(argv=None):
                         "(the partial epoch is validated; metrics.json records it)")
     p.add_argument("--bucket-step", type=int, default=BUCKET_STEP, metavar="TOKENS",
                    help=f"round batch widths up to multiples of this (default {BUCKET_STEP}; "
-                        "smaller pads short texts less but compiles more programs)")
+                        "smaller pads short texts less but compiles more programs; a "
+                        "hierarchical model's sentences and words are rounded up to powers "
+                        "of two)")
     args = p.parse_args(argv[1:])
     if args.time_limit is not None and args.time_limit <= 0:
         p.error("--time-limit must be a positive number of seconds")

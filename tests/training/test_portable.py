@@ -65,6 +65,8 @@ def test_prepare_writes_ids_that_match_the_preprocessor(prepared, shared_data):
     assert os.path.realpath(os.path.join(a, config_a["arrays"])) == \
         os.path.realpath(os.path.join(b, config_b["arrays"]))
     assert len(os.listdir(out / portable.ARRAYS_DIR)) == 1
+    with np.load(os.path.join(a, config_a["arrays"])) as f:
+        assert f["train_ids"].dtype == np.uint16  # 16 bits: SST-2's vocabulary fits
     assert config_b["model_config"]["num_layers"] == 2
     data = portable.load_arrays(a, config_a)
     ds = datasets.load("sst2", data_dir=shared_data)
@@ -76,6 +78,55 @@ def test_prepare_writes_ids_that_match_the_preprocessor(prepared, shared_data):
     expected = pre(texts).to_list()
     for i, ids in enumerate(expected):
         assert data["test"].batch_ids([i], len(ids)).tolist() == [ids]
+
+
+def test_hierarchical_batches_are_texts_by_sentences_by_words():
+    # two texts: [[5, 6], [7]] and [[8, 9, 10, 11, 12]]; an empty one
+    split = portable.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
+                           np.array([0, 1, 0], np.int32), sentence_lengths=np.array([2, 1, 5]),
+                           max_sentences=3, max_words=4)
+    assert split.word_width == 4  # the longest sentence (5) rounded to 8, cut at max_words
+    ids, labels, weights = portable._batch_arrays(split, np.array([1, 0, 2]), 2, batch_size=4)
+    assert ids.shape == (4, 2, 4)
+    np.testing.assert_array_equal(ids[0], [[8, 9, 10, 11], [0, 0, 0, 0]])  # cut at 4 words
+    np.testing.assert_array_equal(ids[1], [[5, 6, 0, 0], [7, 0, 0, 0]])
+    assert not ids[2:].any()
+    np.testing.assert_array_equal(weights, [1, 1, 1, 0])
+    assert split.batch_ids([0], 1).tolist() == [[[5, 6, 0, 0]]]  # cut to one sentence
+    # sentence axes in powers of two, at most max_sentences
+    lengths = np.array([0, 1, 2, 3, 5, 9, 40, 50])
+    batches = portable.bucketed_batches(lengths, 2, step=None, cap=50)
+    assert sorted({w for _, w in batches}) == [1, 2, 4, 8, 16, 50]
+    assert sorted(np.concatenate([i for i, _ in batches]).tolist()) == list(range(8))
+    for index, width in batches:
+        assert np.all(lengths[index] <= width)
+
+
+def test_hierarchical_models_prepare_and_fit(tmp_path, shared_data):
+    """HAN and HCAN's hierarchical presets: ids as the preprocessor cuts them (text,
+    sentence, word), a fit that learns, and predictions that padding does not change."""
+    from kerasattn.data import datasets
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    run = portable.prepare(["--model", "han", "--dataset", "sst2", "--epochs", "1",
+                            "--model-option", "embedding_dim=32", "--output-dir",
+                            str(tmp_path), "--run-name", "han"])
+    config = runs.read_json(os.path.join(run, runs.CONFIG))
+    data = portable.load_arrays(run, config)
+    pre = TextPreprocessor.load(run)
+    ds = datasets.load("sst2", data_dir=shared_data)
+    texts = ds.test.texts[:20]
+    for i, text in enumerate(pre(texts).to_list()):
+        ids = data["test"].batch_ids([i], len(text))[0]
+        for sentence, row in zip(text, ids):
+            assert row[:len(sentence)].tolist() == sentence and not row[len(sentence):].any()
+    m = portable.fit(run, verbose=0)
+    assert m["test"]["accuracy"] > 0.72  # one epoch: 0.79 measured
+    model = keras.saving.load_model(os.path.join(run, runs.KERAS_MODEL))
+    alone = np.concatenate([model.predict_on_batch(pre(texts[i:i + 1]).to_tensor().numpy())
+                            for i in range(8)])
+    first = portable.load_arrays(run, config)["test"]
+    np.testing.assert_allclose(portable.predict_split(model, first, 32)[:8], alone, atol=1e-5)
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +170,7 @@ def test_padding_of_a_bucket_does_not_change_predictions(fitted):
 
 
 def test_prepare_refuses_what_it_cannot_carry(tmp_path, shared_data):
-    for extra in (["--model", "han"], ["--model", "nb"], ["--model", "mlp", "--stream"]):
+    for extra in (["--model", "nb"], ["--model", "mlp", "--stream"]):
         argv = [*extra, "--dataset", "sst2", "--output-dir", str(tmp_path)]
         with pytest.raises(SystemExit, match="does not support"):
             portable.prepare(argv)
@@ -139,6 +190,15 @@ def test_fit_runs_on_jax_without_tensorflow(tmp_path, shared_data):
     m = runs.read_json(os.path.join(run, runs.METRICS))
     assert m["trained_with"]["backend"] == "jax"
     assert m["test"]["accuracy"] > 0.7
+    # a hierarchical HCAN too (texts by sentences by words)
+    run = portable.prepare(["--model", "hcan-1sa-maxpool", "--dataset", "sst2", "--epochs", "1",
+                            "--model-option", "d=32", "--model-option", "embedding_dim=32",
+                            "--output-dir", str(tmp_path), "--run-name", "h"])
+    out = subprocess.run([sys.executable, "-c", code, "fit", "--run", run, "--verbose", "0"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    m = runs.read_json(os.path.join(run, runs.METRICS))
+    assert m["trained_with"]["backend"] == "jax" and m["test"]["accuracy"] > 0.65
 
 
 def test_prepare_sizes_the_recipe_for_the_accelerator_that_fits_it(tmp_path):
