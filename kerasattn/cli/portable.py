@@ -28,7 +28,7 @@ rows. A hierarchical model's (HAN, HCAN) batches are (texts, sentences,
 words): the sentence axis is rounded up to a power of two and the word axis
 is one width per split (its longest sentence, rounded up the same way), both
 capped at the text limits (``--max-sentences``, ``--max-words``): seven
-shapes at most for the presets' 50 × 50. Classical, streamed and
+sentence widths at most for the presets' 50 × 50. Classical, streamed and
 multi-worker runs are not supported (a clear error says so).
 ``--embeddings`` is read by ``prepare``, which writes the run's embedding
 matrix (``embeddings.npy``: the file's vectors, random rows for the words it
