@@ -127,6 +127,9 @@ def test_hierarchical_models_prepare_and_fit(tmp_path, shared_data):
                             for i in range(8)])
     first = portable.load_arrays(run, config)["test"]
     np.testing.assert_allclose(portable.predict_split(model, first, 32)[:8], alone, atol=1e-5)
+    # and more padded sentences than any batch of them has
+    np.testing.assert_allclose(model.predict_on_batch(first.batch_ids(np.arange(8), 8)), alone,
+                               atol=1e-5)
 
 
 @pytest.fixture(scope="module")
