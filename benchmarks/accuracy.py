@@ -63,10 +63,10 @@ _IMDB = ["--dataset", "imdb", "--epochs", "4", "--min-freq", "5", *_ADJUSTED]
 _SST2 = ["--dataset", "sst2", "--epochs", "5", *_ADJUSTED,
          "--model-option", "embedding_dropout=0.3"]
 SANET = Rows({
-    "sanet-base-imdb": (["--model", "sanet-base", *_IMDB], 0.88),
-    "sanet-baseline-base-imdb": (["--model", "sanet-baseline-base", *_IMDB], None),
-    "sanet-base-sst2": (["--model", "sanet-base", *_SST2], 0.79),
-    "sanet-baseline-base-sst2": (["--model", "sanet-baseline-base", *_SST2], None),
+    "sanet-base-imdb-adjusted": (["--model", "sanet-base", *_IMDB], 0.88),
+    "sanet-baseline-base-imdb-adjusted": (["--model", "sanet-baseline-base", *_IMDB], None),
+    "sanet-base-sst2-adjusted": (["--model", "sanet-base", *_SST2], 0.79),
+    "sanet-baseline-base-sst2-adjusted": (["--model", "sanet-baseline-base", *_SST2], None),
 })
 # HCAN and HAN on IMDB (HCAN issue acceptance: >= 0.87 each), with a batched
 # learning rate instead of the paper's 2e-5 per single document, and HCAN at
@@ -75,11 +75,12 @@ SANET = Rows({
 _HCAN_SMALL = ["--learning-rate", "0.001", "--model-option", "d=32",
                "--model-option", "embedding_dim=32", "--model-option", "num_heads=4"]
 HCAN = Rows({
-    "han-imdb": (["--model", "han", "--dataset", "imdb", "--epochs", "4",
-                  "--learning-rate", "0.001"], 0.87),
-    "hcan-2sa-target-imdb": (["--model", "hcan-2sa-target", "--dataset", "imdb", "--epochs", "4",
-                              "--learning-rate", "0.0005", "--model-option", "d=128",
-                              "--model-option", "embedding_dim=128"], 0.87),
+    "han-imdb-epochs4": (["--model", "han", "--dataset", "imdb", "--epochs", "4",
+                          "--learning-rate", "0.001"], 0.87),
+    "hcan-2sa-target-imdb-epochs4": (["--model", "hcan-2sa-target", "--dataset", "imdb",
+                                      "--epochs", "4", "--learning-rate", "0.0005",
+                                      "--model-option", "d=128",
+                                      "--model-option", "embedding_dim=128"], 0.87),
 })
 for _dataset, _epochs in (("bbc", "3"), ("imdb", "1")):
     for _name in [f"{h}can-{n}sa-{p}" for h in ("", "h") for n in (1, 2)
@@ -108,12 +109,12 @@ PREPARE = {VECTORS: ["--dataset", "sst2", "--dataset", "imdb", "--dim", "100",
                      "--output", VECTORS]}
 for _name, _threshold in (("iram-full", True), ("iram-vanilla", False),
                           ("iram-baseline", False)):
-    IRAM[f"{_name}-sst2"] = (["--model", _name, "--dataset", "sst2-phrases", "--epochs", "3",
-                              *_IRAM_SST], 0.84 if _threshold else None)
-    IRAM[f"{_name}-sst5"] = (["--model", _name, "--dataset", "sst5-phrases", "--epochs", "2",
-                              *_IRAM_SST], 0.42 if _threshold else None)
-    IRAM[f"{_name}-imdb"] = (["--model", _name, *_IRAM_IMDB, "--epochs", "4"],
-                             0.88 if _threshold else None)
+    IRAM[f"{_name}-sst2-paper"] = (["--model", _name, "--dataset", "sst2-phrases", "--epochs",
+                                    "3", *_IRAM_SST], 0.84 if _threshold else None)
+    IRAM[f"{_name}-sst5-paper"] = (["--model", _name, "--dataset", "sst5-phrases", "--epochs",
+                                    "2", *_IRAM_SST], 0.42 if _threshold else None)
+    IRAM[f"{_name}-imdb-paper"] = (["--model", _name, *_IRAM_IMDB, "--epochs", "4"],
+                                   0.88 if _threshold else None)
 # iram-full's SST goals of issue 19 (>= 0.86 on SST-2, >= 0.47 on SST-5, over 3 seeds) at
 # the preset's GPU size, its default recipe on a GPU (LSTM 400 per direction, batch 32),
 # with the CPU rows' epochs: fitted on a GPU through training.portable (the runs of
@@ -223,7 +224,7 @@ WORD_VECTORS.update({
     "sanet-base-imdb-vectors": (["--model", "sanet-base", *_IMDB, *_WITH_VECTORS], 0.88),
     "sanet-baseline-base-imdb-vectors": (["--model", "sanet-baseline-base", *_IMDB,
                                           *_WITH_VECTORS], None),
-    "cnn-imdb": (_CNN_IMDB, None),
+    "cnn-imdb-len400": (_CNN_IMDB, None),
     "cnn-imdb-vectors": ([*_CNN_IMDB, *_WITH_VECTORS], None),
     # its best epoch was the last of four for every seed: six
     "cnn-imdb-vectors-epochs6": ([*_cnn_imdb("6"), *_WITH_VECTORS], None),
@@ -419,8 +420,8 @@ for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
 for _dataset in ("sst2", "sst5"):
     LEVERS[f"sanet-baseline-base-{_dataset}-batch32"] = (
         ["--model", "sanet-baseline-base", "--dataset", _dataset, "--batch-size", "32"], None)
-LEVERS["sanet-baseline-base-sst5"] = (["--model", "sanet-baseline-base", "--dataset", "sst5"],
-                                      None)
+LEVERS["sanet-baseline-base-sst5-batch128"] = (["--model", "sanet-baseline-base", "--dataset",
+                                               "sst5"], None)
 # and IMDB, at the four epochs and min-freq 5 of SANet's IMDB rows (benchmarks/results/
 # sanet.md), with and without
 LEVERS["sanet-base-imdb-epochs4"] = (["--model", "sanet-base", "--dataset", "imdb", "--epochs",
@@ -838,6 +839,26 @@ def _seed_runs(name, cli, seeds):
     arguments as listed), seed s > 0 adds ``--seed s`` and runs as NAME-seedS."""
     return [(name, list(cli)) if s == 0 else (f"{name}-seed{s}", [*cli, "--seed", str(s)])
             for s in range(seeds)]
+
+
+def check_run_names(suites, seeds=10):
+    """Every suite trains into one folder (``--output-dir``, ``runs/benchmarks``), a run
+    by name (a row's, or its NAME-seedS): a name must mean one command in every suite,
+    or running one suite would overwrite another's run of the same name, and ``--reuse``
+    could not tell them apart. Raises ``ValueError`` naming both rows."""
+    seen = {}
+    for suite, (rows, _) in suites.items():
+        for row, (cli, _) in rows.items():
+            for run_name, seed_cli in _seed_runs(row, cli, seeds):
+                other = seen.setdefault(run_name, (suite, row, seed_cli))
+                if other[2] != seed_cli:
+                    raise ValueError(
+                        f"run {run_name!r} of suite {suite} (row {row}) is also run "
+                        f"{run_name!r} of suite {other[0]} (row {other[1]}) with other "
+                        "arguments: rename one row")
+
+
+check_run_names(SUITES)
 
 
 def _seeds_of(record):

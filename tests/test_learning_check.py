@@ -102,6 +102,23 @@ def test_a_row_name_is_given_once():
         assert isinstance(suite, accuracy.Rows)
 
 
+def test_a_run_name_means_one_command_in_every_suite():
+    # the suites share one output folder: a name given to two commands would overwrite
+    # one suite's run with the other's
+    accuracy.check_run_names(accuracy.SUITES)
+    same = {"a": ({"x-sst2": (["--model", "mlp", "--dataset", "sst2"], None)}, "A"),
+            "b": ({"x-sst2": (["--model", "mlp", "--dataset", "sst2"], None)}, "B")}
+    accuracy.check_run_names(same)  # the same command: one run serves both
+    other = {**same, "c": ({"x-sst2": (["--model", "cnn", "--dataset", "sst2"], None)}, "C")}
+    with pytest.raises(ValueError, match="'x-sst2' of suite c .* of suite a"):
+        accuracy.check_run_names(other)
+    # a row named like another row's seed run
+    seeded = {**same, "c": ({"x-sst2-seed1": (["--model", "mlp", "--dataset", "sst2"],
+                                              None)}, "C")}
+    with pytest.raises(ValueError, match="'x-sst2-seed1' of suite c"):
+        accuracy.check_run_names(seeded)
+
+
 def test_seed_runs_keep_seed_zero_as_the_configurations_own_run():
     assert accuracy._seed_runs("x", ["--model", "mlp"], 3) == [
         ("x", ["--model", "mlp"]), ("x-seed1", ["--model", "mlp", "--seed", "1"]),

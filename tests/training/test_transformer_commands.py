@@ -130,8 +130,8 @@ def test_portable_jobs_are_the_commands_reproduce_runs():
     # and the rows of benchmarks.accuracy it holds, seed by seed (NAME-seedS adds --seed S)
     from benchmarks import accuracy
 
-    # (a name can be a row of several suites, as cnn-imdb is of defaults and wordvectors:
-    # the job is one of them)
+    # (a name can be a row of several suites, as transformer-imdb is of defaults and
+    # wordvectors, always with one command: benchmarks.accuracy.check_run_names)
     rows = {}
     for suite, _ in accuracy.SUITES.values():
         for row, (cli, _) in suite.items():
@@ -139,8 +139,10 @@ def test_portable_jobs_are_the_commands_reproduce_runs():
                 rows.setdefault(name, []).append(seeded)
     benchmarked = {"sanet-base-imdb-seed2", "sanet-baseline-base-imdb", "transformer-imdb-seed1",
                    "transformer-imdb-len1024-seed2", "iram-full-imdb", "cnn-imdb-seed2",
-                   "hcan-1sa-target-imdb-seed1"}
+                   "hcan-1sa-target-imdb-seed1", "iram-full-imdb-paper",
+                   "iram-baseline-imdb-seed2"}
     assert benchmarked <= set(jobs) & set(rows)
+    assert set(jobs) <= set(rows) | set(expected)  # every job is one that is recorded
     for name in set(jobs) & set(rows):
         assert jobs[name].split() in rows[name], name
     assert jobs["cnn-imdb"].split() == ["--model", "cnn", "--dataset", "imdb"]
