@@ -16,6 +16,17 @@ def merge_heads(x):
     return ops.reshape(ops.transpose(x, (0, 2, 1, 3)), (batch, n, h * dh))
 
 
+def softmax_over_last(softmax, scores, mask=None):
+    """``softmax(scores, mask=mask)``, but one key (a last axis of static size 1, as a
+    one-sentence document's sentence attention under a backend with static shapes) gets
+    its weight directly: 1, or 0 where masked. The same numbers, without Keras's warning
+    that a softmax over one element is always 1."""
+    if scores.shape[-1] == 1:
+        ones = ops.ones_like(ops.cast(scores, "float32"))
+        return ones if mask is None else ones * ops.cast(mask, "float32")
+    return softmax(scores) if mask is None else softmax(scores, mask=mask)
+
+
 def masked_softmax(softmax, scores, key_mask=None, query_mask=None):
     """Float32 softmax over the last axis with a boolean mask.
 
@@ -26,7 +37,7 @@ def masked_softmax(softmax, scores, key_mask=None, query_mask=None):
     padding (never NaN).
     """
     if key_mask is None:
-        return softmax(scores)
+        return softmax_over_last(softmax, scores)
     # One broadcastable mask, (batch, 1, 1, keys) or (batch, 1, queries, keys): Keras's
     # Softmax sets masked scores to -1e9 and zeroes masked weights afterwards (so rows
     # with no real key, padded queries included, are all zero), and nothing of the
@@ -36,7 +47,7 @@ def masked_softmax(softmax, scores, key_mask=None, query_mask=None):
     keep = ops.cast(key_mask, "bool")[:, None, None, :]
     if query_mask is not None:
         keep = ops.logical_and(keep, ops.cast(query_mask, "bool")[:, None, :, None])
-    return softmax(scores, mask=keep)
+    return softmax_over_last(softmax, scores, keep)
 
 
 def zero_padding(x, mask):

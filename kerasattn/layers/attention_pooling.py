@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from kerasattn.layers._attention_ops import softmax_over_last
+
 
 @keras.saving.register_keras_serializable(package="kerasattn")
 class AttentionPooling(keras.layers.Layer):
@@ -64,10 +66,10 @@ class AttentionPooling(keras.layers.Layer):
         u = self._hidden_states(inputs)                                 # (b, n, units)
         scores = ops.matmul(ops.cast(u, "float32"), ops.cast(self.context, "float32"))
         if mask is None:
-            weights = self._softmax(scores)
+            weights = softmax_over_last(self._softmax, scores)
         else:
             mask = ops.cast(mask, "bool")
-            weights = ops.where(mask, self._softmax(scores, mask=mask), 0.0)
+            weights = ops.where(mask, softmax_over_last(self._softmax, scores, mask), 0.0)
         weights = ops.cast(weights, self.compute_dtype)
         out = ops.sum(inputs * weights[:, :, None], axis=1)
         return (out, weights) if return_attention_scores else out

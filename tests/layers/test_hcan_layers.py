@@ -113,3 +113,31 @@ def test_learned_positions_are_added_and_clipped_past_max_length():
 def test_conv_attention_validates_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ConvMultiheadAttention(**kwargs)
+
+
+def test_one_position_gets_weight_one_without_a_softmax_warning():
+    # a one-sentence document under a backend with static shapes (JAX, eager TF) attends
+    # over one sentence: weight 1 (0 if padded), and Keras's "softmax over an axis of size
+    # 1" warning is not raised
+    import warnings
+
+    from kerasattn.layers import AttentionPooling
+
+    keras.utils.set_random_seed(1)
+    x = np.random.default_rng(1).normal(size=(2, 1, 4)).astype("float32")
+    mask = np.array([[True], [False]])
+    layers = [(ConvMultiheadAttention(num_heads=2, units=4, dropout=0.0), (2, 2, 1, 1)),
+              (TargetAttention(num_heads=2, dropout=0.0), (2, 2, 1)),
+              (AttentionPooling(3), (2, 1))]
+    for layer, shape in layers:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            out, w = layer(x, mask=mask, return_attention_scores=True)
+            _, unmasked = layer(x, return_attention_scores=True)
+        w = np.asarray(w).reshape(shape)
+        np.testing.assert_array_equal(w[0], 1.0)
+        np.testing.assert_array_equal(w[1], 0.0)
+        np.testing.assert_array_equal(np.asarray(unmasked), 1.0)
+        assert np.all(np.isfinite(np.asarray(out)))
+    # the pooled vector of one real sentence is that sentence
+    np.testing.assert_allclose(np.asarray(layers[2][0](x, mask=mask))[0], x[0, 0], rtol=1e-6)
