@@ -868,8 +868,9 @@ def _seeds_of(record):
 
 def _cut(seeds):
     """Where runs stopped by ``--time-limit`` stopped, after the best epochs (or nothing)."""
-    cut = [f"seed {i}: epoch {r['cut']['epoch']} at {r['cut']['steps']:,}/"
-           f"{r['cut']['steps_per_epoch']:,} steps" for i, r in enumerate(seeds) if "cut" in r]
+    cut = [f"seed {i}: epoch {r['cut']['epoch']} at {r['cut']['steps']:,}"
+           + (f"/{r['cut']['steps_per_epoch']:,}" if r["cut"]["steps_per_epoch"] else "")
+           + " steps" for i, r in enumerate(seeds) if "cut" in r]
     return f" (**cut by the time limit**: {'; '.join(cut)})" if cut else ""
 
 
@@ -920,7 +921,8 @@ def _record(metrics_path, env):
             os.path.getmtime(metrics_path), datetime.timezone.utc).date()),
         "machine": machine, "versions": versions,
         **({"fitted_by": "training.portable"} if portable else {}),
-        # stopped by training.portable fit --time-limit: shorter than its configuration
+        # stopped by --time-limit (training.train or training.portable fit): shorter than
+        # its configuration
         **({"cut": {k: limit[k] for k in ("epoch", "steps", "steps_per_epoch")}}
            if (limit := m.get("time_limit") or {}).get("reached") else {}),
     }

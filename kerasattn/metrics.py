@@ -173,3 +173,61 @@ def diverged_message(guard, where):
     return (f"{where}: the training loss became {guard.loss} at step {step} of epoch {epoch}, "
             "so the run diverged and was stopped before evaluation (no metrics.json); try a "
             "smaller --learning-rate or --clipnorm 1")
+
+
+def time_limit(seconds):
+    """A Keras callback that stops training once ``seconds`` have passed since ``fit``
+    began, after the batch in progress: the partial epoch is still validated (and kept,
+    if it is the best). Pass it to ``fit(callbacks=[...])`` (``TextClassifier.fit``
+    too). After ``fit``, :func:`time_limit_record` says whether and where it stopped.
+    Raises ``ValueError`` unless ``seconds`` > 0."""
+    import time
+
+    import keras
+
+    if not seconds > 0:
+        raise ValueError(f"the time limit must be > 0 seconds, got {seconds}")
+
+    class TimeLimit(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.seconds, self.stopped_at, self.steps_per_epoch = seconds, None, None
+            self.start, self.epoch = None, 0
+
+        def on_train_begin(self, logs=None):
+            self.start = time.perf_counter()
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self.epoch = epoch
+
+        def on_train_batch_end(self, batch, logs=None):
+            if (self.stopped_at is None and not self.model.stop_training
+                    and time.perf_counter() - self.start > self.seconds):
+                self.stopped_at = (self.epoch + 1, batch + 1)  # both from 1
+                self.steps_per_epoch = (self.params or {}).get("steps")
+                self.model.stop_training = True
+
+    return TimeLimit()
+
+
+def time_limit_record(callback, steps_per_epoch=None):
+    """``metrics.json``'s ``"time_limit"`` for a :func:`time_limit` callback after
+    ``fit``: ``{"seconds", "reached"}``, and where it stopped (``epoch``, ``steps`` done
+    in it, ``steps_per_epoch``, which ``steps_per_epoch`` gives when Keras did not
+    know it) when it did."""
+    record = {"seconds": callback.seconds, "reached": callback.stopped_at is not None}
+    if callback.stopped_at is not None:
+        epoch, steps = callback.stopped_at
+        record.update(epoch=epoch, steps=steps,
+                      steps_per_epoch=callback.steps_per_epoch or steps_per_epoch)
+    return record
+
+
+def time_limit_warning(record, epochs):
+    """The log's warning line for a run :func:`time_limit` stopped (``record``: its
+    :func:`time_limit_record`), of ``epochs`` configured."""
+    per = record.get("steps_per_epoch")
+    return (f"warning: stopped by --time-limit {record['seconds']:g}s in epoch "
+            f"{record['epoch']} of {epochs} (after {record['steps']}"
+            f"{f' of {per}' if per else ''} steps); the run is shorter than its "
+            "configuration")

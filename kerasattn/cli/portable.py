@@ -92,6 +92,9 @@ def prepare(argv, cache=None):
         if bad:
             raise SystemExit(f"error: training.portable does not support {what}; "
                              "use python -m training.train")
+    if args.time_limit is not None:
+        raise SystemExit("error: prepare takes no --time-limit; give it to "
+                         "python -m training.portable fit")
     config["command"] = "python -m training.portable prepare " + " ".join(
         shlex.quote(a) for a in argv)
     config["train_args"] = list(argv)
@@ -348,27 +351,6 @@ def device_description():
     return backend
 
 
-def _time_limit_callback(seconds, state):
-    """Stops training once ``seconds`` have passed since training began: after the batch
-    in progress, so the partial epoch is still validated (and kept if it is the best).
-    ``state`` (a dict) receives ``stopped_at`` = (epoch, steps done in it)."""
-    import keras
-
-    class TimeLimit(keras.callbacks.Callback):
-        def on_train_begin(self, logs=None):
-            self.start, self.epoch = time.perf_counter(), 0
-
-        def on_epoch_begin(self, epoch, logs=None):
-            self.epoch = epoch
-
-        def on_train_batch_end(self, batch, logs=None):
-            if not self.model.stop_training and time.perf_counter() - self.start > seconds:
-                state["stopped_at"] = (self.epoch + 1, batch + 1)
-                self.model.stop_training = True
-
-    return TimeLimit()
-
-
 def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=BUCKET_STEP):
     """Train a prepared run; returns its metrics dict.
 
@@ -382,7 +364,8 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
     from kerasattn import models, runs
     from kerasattn.metrics import (DivergedError, classification_metrics, divergence_guard,
                                    diverged_message, format_metrics, learning_banner,
-                                   learning_check)
+                                   learning_check, time_limit_record, time_limit_warning)
+    from kerasattn.metrics import time_limit as time_limit_callback
     from kerasattn.recipes import loss_and_accuracy, optimizer_for, set_precision
 
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
@@ -422,9 +405,9 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
             monitor="val_accuracy", mode="max", patience=config["early_stopping"]))
     guard = divergence_guard()
     callbacks.append(guard)
-    stopped = {}
-    if time_limit is not None:
-        callbacks.append(_time_limit_callback(time_limit, stopped))
+    limit = None if time_limit is None else time_limit_callback(time_limit)
+    if limit is not None:
+        callbacks.append(limit)
     device = device_description()
     print(f"{config['model']} on {config['dataset']}: keras {keras.__version__}, backend "
           f"{keras.backend.backend()}, {device}, {policy}", flush=True)
@@ -460,12 +443,8 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
                          "device": device, "dtype_policy": policy},
         "learning": learning_check(results["val"], config["class_names"]),
     }
-    if time_limit is not None:
-        metrics["time_limit"] = {"seconds": time_limit, "reached": bool(stopped)}
-        if stopped:
-            epoch, steps = stopped["stopped_at"]
-            metrics["time_limit"].update(epoch=epoch, steps=steps,
-                                         steps_per_epoch=len(train_batches))
+    if limit is not None:
+        metrics["time_limit"] = time_limit_record(limit, len(train_batches))
     runs.write_plots(run_dir, f"{config['model']} on {config['dataset']}",
                      config["class_names"], results["test"], roc)
     # metrics.json last: it marks the run finished
@@ -474,11 +453,8 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
         print(f"{s:>4}: {format_metrics(results[s])}", flush=True)
     print(f"trained in {seconds:.1f}s (best epoch {best_epoch}); run directory: {run_dir}",
           flush=True)
-    if stopped:
-        limit = metrics["time_limit"]
-        print(f"warning: stopped by --time-limit {time_limit:g}s in epoch {limit['epoch']} of "
-              f"{train['epochs']} (after {limit['steps']} of {limit['steps_per_epoch']} "
-              f"steps); the run is shorter than its configuration", flush=True)
+    if limit is not None and limit.stopped_at:
+        print(time_limit_warning(metrics["time_limit"], train["epochs"]), flush=True)
     if not metrics["learning"]["learned"]:
         print(learning_banner(metrics["learning"]), flush=True)
     return metrics

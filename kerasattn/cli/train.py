@@ -87,6 +87,10 @@ def build_parser():
                    help="seeds the validation split, initialisation, shuffling and dropout")
     p.add_argument("--early-stopping", type=int, metavar="PATIENCE",
                    help="stop after this many epochs without better validation accuracy")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="stop training after the batch in progress once this long has passed "
+                        "(the partial epoch is validated; metrics.json records where it "
+                        "stopped)")
     p.add_argument("--mixed-precision", default="auto",
                    choices=["auto", "off", "float16", "bfloat16"],
                    help="auto = mixed_float16 on a GPU, off on CPU")
@@ -169,7 +173,8 @@ def resolve_config(args, argv, device="auto"):
         seed=args.seed, mixed_precision=args.mixed_precision, jit_compile=args.jit_compile,
         distribution=args.distribution, deterministic=args.deterministic, stream=args.stream,
         shuffle_buffer=args.shuffle_buffer, early_stopping=args.early_stopping,
-        embeddings=args.embeddings, device=device,
+        embeddings=args.embeddings, time_limit=getattr(args, "time_limit", None),
+        device=device,
         flag=lambda k: "--model-option" if k == "model_option" else _flag(k),
         command="python -m training.train " + " ".join(
             shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)

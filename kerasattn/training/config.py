@@ -109,6 +109,7 @@ class RunConfig:
     shuffle_buffer: int | None = None
     early_stopping: int | None = None
     embeddings: str | None = None
+    time_limit: float | None = None
     command: str = ""
     # written by the run
     dtype_policy: str | None = None
@@ -120,18 +121,21 @@ class RunConfig:
     # what must be equal for a run directory to hold this same run
     SAME_RUN_KEYS = ("model", "dataset", "seed", "train", "model_config", "mixed_precision",
                      "jit_compile", "distribution", "deterministic", "stream",
-                     "shuffle_buffer", "early_stopping", "embeddings")
+                     "shuffle_buffer", "early_stopping", "embeddings", "time_limit")
 
     @classmethod
     def create(cls, model, dataset, recipe="default", model_options=None, seed=0,
                mixed_precision="auto", jit_compile=False, distribution="none",
                deterministic=False, stream=False, shuffle_buffer=100_000, early_stopping=None,
-               embeddings=None, command=None, flag=lambda key: key, device="auto", **train):
+               embeddings=None, time_limit=None, command=None, flag=lambda key: key,
+               device="auto", **train):
         """The configuration of ``model`` on ``dataset``: the preset's defaults, then the
         named ``recipe``'s settings (sized for ``device``: ``"cpu"``, ``"gpu"`` or
         ``"auto"``, the one TensorFlow sees; see :class:`kerasattn.recipes.Recipe`), then
         ``train`` (any :class:`TrainSettings` field; None keeps the recipe's) and
-        ``model_options``. Raises :class:`ConfigError`."""
+        ``model_options``. ``time_limit`` (seconds) stops training after the batch in
+        progress once that long has passed in ``fit`` (the partial epoch is validated;
+        ``metrics.json`` records where it stopped). Raises :class:`ConfigError`."""
         from kerasattn import models, recipes
 
         try:
@@ -167,6 +171,14 @@ class RunConfig:
         if distribution not in DISTRIBUTIONS:
             raise ConfigError(f"{flag('distribution')} must be one of "
                               f"{', '.join(DISTRIBUTIONS)}, got {distribution!r}")
+        if time_limit is not None:
+            if not time_limit > 0:
+                raise ConfigError(f"{flag('time_limit')} must be > 0 (seconds), got "
+                                  f"{time_limit}")
+            if distribution == "multiworker":
+                # each worker's clock would stop it at another step, and the others wait
+                raise ConfigError(f"{flag('time_limit')} does not work with "
+                                  f"{flag('distribution')} multiworker")
         options = dict(model_options or {})
         unknown = sorted(set(options) - set(preset.model_config))
         if unknown:
@@ -181,7 +193,7 @@ class RunConfig:
             mixed_precision=mixed_precision, jit_compile=bool(jit_compile),
             distribution=distribution, deterministic=bool(deterministic), stream=bool(stream),
             shuffle_buffer=shuffle_buffer if stream else None, early_stopping=early_stopping,
-            embeddings=embeddings,
+            embeddings=embeddings, time_limit=time_limit,
             command=command if command is not None else f"RunConfig.create({model!r}, "
                                                          f"{dataset!r})")
 

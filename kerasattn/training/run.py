@@ -53,7 +53,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
     from kerasattn.metrics import (DivergedError, classification_metrics, divergence_guard,
-                                   diverged_message)
+                                   diverged_message, time_limit, time_limit_record)
 
     train = config.train
     preset = models.get_preset(config.model)
@@ -153,6 +153,10 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     if config.early_stopping:
         callbacks.append(resume.ResumableEarlyStopping(
             past, monitor="val_accuracy", mode="max", patience=config.early_stopping))
+    # counts this process's fit (a resumed run gets the whole limit again)
+    limit = time_limit(config.time_limit) if config.time_limit else None
+    if limit is not None:
+        callbacks.append(limit)
     # last, so that an epoch's backup is written after its checkpoint and history row;
     # kept after fit (deleted once metrics.json is written), so that a crash while
     # predicting or writing does not send the run back to epoch 1
@@ -183,11 +187,13 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     # the whole history, the epochs before an interruption included
     val_acc = [r["val_accuracy"] for r in resume.read_history(history_path)]
     epochs_run = len(val_acc)
+    cut = None if limit is None else time_limit_record(limit)
     if fitted:  # the run's own figures, not this evaluation's
         seconds, done = fitted["train_seconds"], fitted["resumed_after_epoch"]
+        cut = fitted.get("time_limit")
     else:
         resume.write_fit_done(run_dir, epochs_run=epochs_run, train_seconds=seconds,
-                              resumed_after_epoch=done)
+                              resumed_after_epoch=done, time_limit=cut)
     best_epoch = int(max(range(epochs_run), key=lambda i: val_acc[i])) + 1
     log(f"best epoch {best_epoch} (val accuracy {max(val_acc):.4f}); restoring it")
     model = keras.saving.load_model(best_path)
@@ -210,6 +216,8 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
             "parameters": int(model.count_params())}
     if done:
         info["resumed_after_epoch"] = done
+    if cut is not None:
+        info["time_limit"] = cut
     train_rows = pre.adapted_texts if streamed and not resuming else None
     if train_rows is not None:
         info["train_rows"] = train_rows
@@ -393,7 +401,8 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
 
     from kerasattn import recipes, resume, runs
     from kerasattn.data import datasets
-    from kerasattn.metrics import format_metrics, learning_banner, learning_check
+    from kerasattn.metrics import (format_metrics, learning_banner, learning_check,
+                                   time_limit_warning)
 
     check_run_name(run_name)
     if config.distribution == "multiworker":
@@ -470,6 +479,8 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
     for s in ("val", "test"):
         log(f"{s:>4}: {format_metrics(results[s])}")
     log(f"trained in {seconds:.1f}s; run directory: {run_dir}")
+    if (metrics.get("time_limit") or {}).get("reached"):
+        log(time_limit_warning(metrics["time_limit"], config.train.epochs))
     if not check["learned"]:
         log(learning_banner(check))
     return run_dir, metrics
