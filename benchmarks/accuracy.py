@@ -810,7 +810,8 @@ SUITES = {
     "defaults": (DEFAULTS, "Every Keras preset with its default recipe (no other flag) on "
                            "SST-2, SST-5, AG News, BBC and IMDB (IMDB fitted by "
                            "training.portable on a GPU, han's and hcan-1sa-maxpool's on the 2 "
-                           "CPU cores; a row is listed once measured): test accuracy and training time"),
+                           "CPU cores; a row is listed once measured): test accuracy and "
+                           "training time"),
     "levers": (LEVERS, "Other levers on SST-2 (warm-up with cosine decay, weight decay, "
                        "pooling of the recurrent baselines, sanet-big's learning rate, the "
                        "recipes of lstm, can-2sa-target and IRAM's presets; sanet-base on "
