@@ -802,6 +802,14 @@ for _name, _options in (("sanet-base", ("embedding-scale30", "no-positions", "mi
             "min-freq2": ["--min-freq", "2"],
             "pooled-dropout0.5": ["--model-option", "pooled_dropout=0.5"]}[_option]], None)
 
+# rnn is 0.07 below cnn on AG News and 0.11 on BBC. On AG News its training accuracy passes
+# 0.97 while validation stays near 0.80 from the 2nd epoch. A screen at seed 0 there
+# (validation): 64 units 0.813, 128 (the default) 0.799, 256 0.838, 512 0.657: 256 units
+# on every set
+for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
+    LEVERS[f"rnn-{_dataset}-units256"] = (["--model", "rnn", "--dataset", _dataset,
+                                           "--model-option", "units=256"], None)
+
 SUITES = {
     "baselines": (BASELINES, "Foundation baselines: test accuracy and training time"),
     "sanet": (SANET, "SANet and its no-attention baseline: test accuracy and training time"),
