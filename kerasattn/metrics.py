@@ -194,8 +194,8 @@ def time_limit(seconds):
             self.seconds, self.stopped_at, self.steps_per_epoch = seconds, None, None
             self.start, self.epoch = None, 0
 
-        def on_train_begin(self, logs=None):
-            self.start = time.perf_counter()
+        def on_train_begin(self, logs=None):  # each fit has the whole limit
+            self.start, self.stopped_at, self.steps_per_epoch = time.perf_counter(), None, None
 
         def on_epoch_begin(self, epoch, logs=None):
             self.epoch = epoch

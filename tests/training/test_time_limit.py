@@ -71,6 +71,10 @@ def test_the_callback_stops_any_fit_and_records_where():
     assert cb.stopped_at == (1, 1) and len(history.history["loss"]) == 1
     assert metrics.time_limit_record(cb) == {"seconds": 1e-9, "reached": True, "epoch": 1,
                                              "steps": 1, "steps_per_epoch": 10}
+    # the same callback in another fit: that fit's own limit and record
+    history = model.fit(x, y, batch_size=8, epochs=3, callbacks=[cb], verbose=0)
+    assert len(history.history["loss"]) == 1
+    assert metrics.time_limit_record(cb)["steps_per_epoch"] == 5
     roomy = metrics.time_limit(3600)
     model.fit(x, y, batch_size=4, epochs=2, callbacks=[roomy], verbose=0)
     assert roomy.stopped_at is None
