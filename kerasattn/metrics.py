@@ -175,6 +175,27 @@ def diverged_message(guard, where):
             "smaller --learning-rate or --clipnorm 1")
 
 
+def out_of_memory(error):
+    """Whether ``error`` is an accelerator running out of memory: TensorFlow's
+    ``ResourceExhaustedError``, a JAX (XLA) runtime error that says
+    ``RESOURCE_EXHAUSTED``, or PyTorch's ``OutOfMemoryError``."""
+    name = type(error).__name__
+    if name in ("ResourceExhaustedError", "OutOfMemoryError"):
+        return True
+    return (name in ("JaxRuntimeError", "XlaRuntimeError")
+            and "RESOURCE_EXHAUSTED" in str(error))
+
+
+def out_of_memory_message(error, hint, where=None):
+    """One line for a run stopped by :func:`out_of_memory`: ``hint`` says what to change
+    (the settings differ between commands), ``where`` names the run if given."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    said = next((line for line in lines if "memory" in line.lower()),
+                lines[0] if lines else type(error).__name__)
+    return ((f"{where}: " if where else "") + f"the device ran out of memory ({said[:200]}), "
+            f"so the run was stopped before evaluation (no metrics.json); {hint}")
+
+
 def time_limit(seconds):
     """A Keras callback that stops training once ``seconds`` have passed since ``fit``
     began, after the batch in progress: the partial epoch is still validated (and kept,

@@ -60,3 +60,8 @@ def require_browser():
                         "(.ci/run installs it: apt-get install chromium)", pytrace=False)
         pytest.skip("no Chromium (apt-get install chromium)")
     return path
+
+
+class JaxRuntimeError(RuntimeError):
+    """Named as ``jax.errors.JaxRuntimeError`` (what JAX raises when the GPU runs out of
+    memory), without importing JAX into a process that has TensorFlow."""

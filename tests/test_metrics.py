@@ -68,3 +68,27 @@ def test_early_stopping_replay_by_hand():
         early_stopping_replay([], 2)
     with pytest.raises(ValueError):
         early_stopping_replay([0.5], 0)
+
+
+def test_out_of_memory_is_told_from_other_errors_and_said_in_one_line():
+    import tensorflow as tf
+
+    from kerasattn.metrics import out_of_memory, out_of_memory_message
+    from tests.conftest import JaxRuntimeError
+
+    jax_oom = JaxRuntimeError(
+        "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2.62GiB with allocator "
+        "GPU_0_bfc on device 0.\n[executable_name='jit_train_step']")
+    tf_oom = tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor "
+                                                          "with shape[32,400,400]")
+    assert out_of_memory(jax_oom) and out_of_memory(tf_oom)
+    assert not out_of_memory(JaxRuntimeError("INTERNAL: a kernel failed"))
+    assert not out_of_memory(ValueError("RESOURCE_EXHAUSTED"))  # not a runtime error
+    assert not out_of_memory(MemoryError())  # the host's memory: Python says so itself
+    said = out_of_memory_message(jax_oom, "use less", "runs/a")
+    assert said == ("runs/a: the device ran out of memory (RESOURCE_EXHAUSTED: Out of memory "
+                    "while trying to allocate 2.62GiB with allocator GPU_0_bfc on device 0.), "
+                    "so the run was stopped before evaluation (no metrics.json); use less")
+    said = out_of_memory_message(tf_oom, "use less")
+    assert said.startswith("the device ran out of memory (OOM when allocating tensor with "
+                           "shape[32,400,400]), so") and "\n" not in said

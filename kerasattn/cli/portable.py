@@ -495,14 +495,23 @@ def main(argv=None):
         p.error("--time-limit must be a positive number of seconds")
     if args.bucket_step < 1:
         p.error("--bucket-step must be a positive number of tokens")
-    from kerasattn.metrics import DivergedError
+    from kerasattn.metrics import DivergedError, out_of_memory, out_of_memory_message
 
     failed = 0
-    for run_dir in args.run:  # one run that diverges does not stop the others
+    for run_dir in args.run:  # one run that diverges or runs out of memory: the others fit
         try:
             fit(run_dir, args.mixed_precision, args.verbose, args.time_limit, args.bucket_step)
         except DivergedError as e:
             print(f"error: {e}", file=sys.stderr, flush=True)
+            failed += 1
+        except Exception as e:
+            if not out_of_memory(e):
+                raise
+            print("error: " + out_of_memory_message(
+                e, "prepare it again with a smaller --batch-size or --max-length, fit "
+                "fewer runs on the device at once, or under JAX give each process a fixed "
+                "share (XLA_PYTHON_CLIENT_MEM_FRACTION)", run_dir), file=sys.stderr,
+                flush=True)
             failed += 1
     return 1 if failed else 0
 

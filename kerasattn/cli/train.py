@@ -215,7 +215,7 @@ def train(argv=None):
 
 def main(argv=None):
     from kerasattn.data.datasets import DatasetError
-    from kerasattn.metrics import DivergedError
+    from kerasattn.metrics import DivergedError, out_of_memory, out_of_memory_message
 
     try:
         train(argv)
@@ -226,6 +226,11 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:
+        if out_of_memory(e):
+            print("error: " + out_of_memory_message(
+                e, "train with a smaller --batch-size or --max-length"),
+                file=sys.stderr)
+            return 1
         # a malformed row found by a streamed pipeline surfaces as a tf.data error
         from kerasattn.data import streaming
 

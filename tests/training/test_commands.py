@@ -80,6 +80,21 @@ def _two_word_csv(tmp_path):
     return write(tmp_path / "data.csv", "text,label\n" + rows)
 
 
+def test_out_of_device_memory_is_one_error_line(monkeypatch, capsys):
+    import tensorflow as tf
+
+    def oom(argv):
+        raise tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor with "
+                                                           "shape[64,8,1000,1000]")
+
+    monkeypatch.setattr(train, "train", oom)
+    assert train.main(["--model", "sanet-big", "--dataset", "imdb"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["error: the device ran out of memory (OOM when allocating tensor with "
+                   "shape[64,8,1000,1000]), so the run was stopped before evaluation (no "
+                   "metrics.json); train with a smaller --batch-size or --max-length"]
+
+
 def test_jit_compile_with_bucket_boundaries(tmp_path):
     path = _two_word_csv(tmp_path)
     # 57 training rows make 3-4 steps an epoch: two epochs sat at a validation accuracy of

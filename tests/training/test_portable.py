@@ -11,7 +11,7 @@ import pytest
 
 from kerasattn import runs
 from kerasattn.cli import portable, train
-from tests.conftest import learnability_csv
+from tests.conftest import JaxRuntimeError, learnability_csv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = ["--model", "transformer", "--dataset", "sst2", "--epochs", "2",
@@ -271,6 +271,33 @@ def test_a_run_that_diverges_is_reported_and_the_next_run_still_fits(tmp_path, c
     for bad in (["--time-limit", "0"], ["--bucket-step", "0"]):
         with pytest.raises(SystemExit):
             portable.main(["fit", "--run", runs_[1], *bad])
+
+
+def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fits(
+        monkeypatch, capsys):
+    fitted = []
+
+    def fit(run_dir, *args):
+        if run_dir == "runs/big":
+            raise JaxRuntimeError(
+                "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2.62GiB with "
+                "allocator GPU_0_bfc on device 0. [executable_name='jit_train_step']")
+        fitted.append(run_dir)
+
+    monkeypatch.setattr(portable, "fit", fit)
+    assert portable.main(["fit", "--run", "runs/big", "--run", "runs/small"]) == 1
+    assert fitted == ["runs/small"]
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        "error: runs/big: the device ran out of memory (RESOURCE_EXHAUSTED: Out of memory")
+    assert "XLA_PYTHON_CLIENT_MEM_FRACTION" in err[0] and "--batch-size" in err[0]
+
+    def broken(run_dir, *args):  # another runtime error is not taken for one
+        raise JaxRuntimeError("INTERNAL: a kernel failed")
+
+    monkeypatch.setattr(portable, "fit", broken)
+    with pytest.raises(JaxRuntimeError, match="INTERNAL"):
+        portable.main(["fit", "--run", "runs/small"])
 
 
 def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch):
