@@ -4,6 +4,7 @@
         --heads 4 --epochs 3 --output-dir runs/portable --run-name transformer-imdb-l2-h4
     KERAS_BACKEND=jax python -m training.portable fit --run runs/portable/transformer-imdb-l2-h4
     python -m training.portable prepare --jobs benchmarks/portable_imdb.txt --output-dir DIR
+    KERAS_BACKEND=jax python -m training.portable fit --parallel 4 --run DIR/a --run DIR/b ...
 
 ``training.train`` reads raw text through tf.data, so it needs TensorFlow.
 A machine with an accelerator but no TensorFlow (a JAX or PyTorch machine)
@@ -460,6 +461,73 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
     return metrics
 
 
+FIT_LOG = "fit.log"  # a run's output when fit --parallel runs it in a process of its own
+
+
+def fit_parallel(run_dirs, parallel, flags, poll_seconds=1.0):
+    """Fit each run in a process of its own, at most ``parallel`` at once, for one
+    accelerator shared by small models. Each process writes its output to the run's
+    ``fit.log``; under JAX it takes a fixed share of the GPU's memory
+    (``XLA_PYTHON_CLIENT_MEM_FRACTION`` = 0.9 / ``parallel``, preallocated), under
+    TensorFlow it grows into what it needs, unless those variables are set already
+    (each JAX process otherwise keeps the memory it has once used, and the last ones
+    to grow run out). ``flags``: the other ``fit`` arguments, given to each process.
+    Returns the number of runs that failed; a line is printed as each run ends."""
+    import subprocess
+
+    from kerasattn import runs
+
+    env = dict(os.environ)
+    env.setdefault("XLA_PYTHON_CLIENT_MEM_FRACTION", f"{0.9 / parallel:.3f}")
+    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "true")
+    env.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    waiting, running, failed, done = list(run_dirs), {}, 0, 0
+    try:
+        while waiting or running:
+            while waiting and len(running) < parallel:
+                run_dir = waiting.pop(0)
+                log = open(os.path.join(run_dir, FIT_LOG), "w")
+                running[run_dir] = (subprocess.Popen(
+                    [sys.executable, "-m", "kerasattn.cli.portable", "fit", "--run", run_dir,
+                     *flags], stdout=log, stderr=subprocess.STDOUT, env=env), log,
+                    time.perf_counter())
+                print(f"started {run_dir} (output: {os.path.join(run_dir, FIT_LOG)})",
+                      flush=True)
+            time.sleep(poll_seconds)
+            for run_dir, (process, log, start) in list(running.items()):
+                if process.poll() is None:
+                    continue
+                log.close()
+                del running[run_dir]
+                done += 1
+                seconds = time.perf_counter() - start
+                where = f"[{done}/{len(run_dirs)}] {run_dir}"
+                metrics_path = os.path.join(run_dir, runs.METRICS)
+                if process.returncode == 0 and os.path.exists(metrics_path):
+                    with open(metrics_path) as fh:
+                        m = json.load(fh)
+                    print(f"{where}: test accuracy {m['test']['accuracy']:.4f}, validation "
+                          f"{m['val']['accuracy']:.4f} (best epoch {m['best_epoch']}) in "
+                          f"{seconds:.0f}s", flush=True)
+                    continue
+                failed += 1
+                with open(os.path.join(run_dir, FIT_LOG), errors="replace") as fh:
+                    said = [line.strip() for line in fh.read().replace("\r", "\n").splitlines()
+                            if line.strip().startswith("error:")]
+                reason = said[-1][len("error:"):].strip() if said else (
+                    f"exit code {process.returncode}")
+                print(f"error: {where} failed after {seconds:.0f}s: {reason} (see "
+                      f"{os.path.join(run_dir, FIT_LOG)})", file=sys.stderr, flush=True)
+    finally:  # interrupted: stop the runs still going
+        for process, log, _ in running.values():
+            process.terminate()
+            process.wait()
+            log.close()
+    return failed
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] not in ("prepare", "fit"):
@@ -490,11 +558,30 @@ def main(argv=None):
                         "smaller pads short texts less but compiles more programs; a "
                         "hierarchical model's sentences and words are rounded up to powers "
                         "of two)")
+    p.add_argument("--parallel", type=int, default=1, metavar="N",
+                   help="fit N runs at once, each in a process of its own with its output in "
+                        "the run's fit.log and, under JAX, 0.9/N of the GPU's memory (default "
+                        "1: one after another in this process)")
     args = p.parse_args(argv[1:])
     if args.time_limit is not None and args.time_limit <= 0:
         p.error("--time-limit must be a positive number of seconds")
     if args.bucket_step < 1:
         p.error("--bucket-step must be a positive number of tokens")
+    if args.parallel < 1:
+        p.error("--parallel must be a positive number of runs")
+    from kerasattn import runs
+
+    for k, run_dir in enumerate(args.run):  # every run is there before any is fitted
+        if os.path.abspath(run_dir) in map(os.path.abspath, args.run[:k]):
+            p.error(f"--run {run_dir} is given twice")
+        if not os.path.exists(os.path.join(run_dir, runs.CONFIG)):
+            p.error(f"{run_dir} is not a prepared run (no config.json); make it with "
+                    "training.portable prepare")
+    if args.parallel > 1 and len(args.run) > 1:
+        flags = ["--mixed-precision", args.mixed_precision, "--verbose", str(args.verbose),
+                 "--bucket-step", str(args.bucket_step),
+                 *(["--time-limit", repr(args.time_limit)] if args.time_limit else [])]
+        return 1 if fit_parallel(args.run, min(args.parallel, len(args.run)), flags) else 0
     from kerasattn.metrics import DivergedError, out_of_memory, out_of_memory_message
 
     failed = 0

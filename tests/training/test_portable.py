@@ -274,22 +274,26 @@ def test_a_run_that_diverges_is_reported_and_the_next_run_still_fits(tmp_path, c
 
 
 def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fits(
-        monkeypatch, capsys):
+        tmp_path, monkeypatch, capsys):
+    big, small = str(tmp_path / "big"), str(tmp_path / "small")
+    for run_dir in (big, small):
+        os.makedirs(run_dir)
+        runs.write_json(os.path.join(run_dir, runs.CONFIG), {})
     fitted = []
 
     def fit(run_dir, *args):
-        if run_dir == "runs/big":
+        if run_dir == big:
             raise JaxRuntimeError(
                 "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2.62GiB with "
                 "allocator GPU_0_bfc on device 0. [executable_name='jit_train_step']")
         fitted.append(run_dir)
 
     monkeypatch.setattr(portable, "fit", fit)
-    assert portable.main(["fit", "--run", "runs/big", "--run", "runs/small"]) == 1
-    assert fitted == ["runs/small"]
+    assert portable.main(["fit", "--run", big, "--run", small]) == 1
+    assert fitted == [small]
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(
-        "error: runs/big: the device ran out of memory (RESOURCE_EXHAUSTED: Out of memory")
+        f"error: {big}: the device ran out of memory (RESOURCE_EXHAUSTED: Out of memory")
     assert "XLA_PYTHON_CLIENT_MEM_FRACTION" in err[0] and "--batch-size" in err[0]
 
     def broken(run_dir, *args):  # another runtime error is not taken for one
@@ -297,7 +301,38 @@ def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fit
 
     monkeypatch.setattr(portable, "fit", broken)
     with pytest.raises(JaxRuntimeError, match="INTERNAL"):
-        portable.main(["fit", "--run", "runs/small"])
+        portable.main(["fit", "--run", small])
+
+
+def test_fit_parallel_fits_each_run_in_a_process_of_its_own(tmp_path, capsys):
+    data = learnability_csv(tmp_path, True)
+    made = [portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "2",
+                              "--learning-rate", lr, "--output-dir", str(tmp_path),
+                              "--run-name", name])
+            for name, lr in (("a", "0.01"), ("diverges", "1e30"), ("b", "0.01"))]
+    with pytest.raises(SystemExit):  # every run is checked before any is fitted
+        portable.main(["fit", "--parallel", "2", "--run", made[0],
+                       "--run", str(tmp_path / "missing")])
+    assert "is not a prepared run" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        portable.main(["fit", "--parallel", "2", "--run", made[0], "--run", made[0] + "/"])
+    assert f"--run {made[0]}/ is given twice" in capsys.readouterr().err
+    assert not os.path.exists(os.path.join(made[0], portable.FIT_LOG))
+    assert portable.main(["fit", "--parallel", "2", "--verbose", "0", "--time-limit", "600",
+                          *[w for run in made for w in ("--run", run)]]) == 1
+    out, err = capsys.readouterr()
+    for run in (made[0], made[2]):
+        m = runs.read_json(os.path.join(run, runs.METRICS))
+        assert m["learning"]["learned"] and m["time_limit"]["seconds"] == 600
+        assert f"{run}: test accuracy {m['test']['accuracy']:.4f}" in out
+        with open(os.path.join(run, portable.FIT_LOG)) as fh:  # each process's own output
+            assert f"run directory: {run}" in fh.read()
+    assert not os.path.exists(os.path.join(made[1], runs.METRICS))
+    err = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(err) == 1 and f"{made[1]} failed after" in err[0]
+    assert "the run diverged" in err[0] and portable.FIT_LOG in err[0]
+    with pytest.raises(SystemExit):
+        portable.main(["fit", "--parallel", "0", "--run", made[0]])
 
 
 def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch):
