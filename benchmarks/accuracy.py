@@ -817,8 +817,9 @@ SUITES = {
     "iram": (IRAM, "IRAM full, vanilla and its baseline: test accuracy and training time"),
     "defaults": (DEFAULTS, "Every Keras preset with its default recipe (no other flag) on "
                            "SST-2, SST-5, AG News, BBC and IMDB (IMDB fitted by "
-                           "training.portable on a GPU, han's and hcan-1sa-maxpool's on the 2 "
-                           "CPU cores; a row is listed once measured): test accuracy and "
+                           "training.portable on a GPU, han's and the one-layer hierarchical "
+                           "HCANs' on the 2 CPU cores; a row is listed once measured): test "
+                           "accuracy and "
                            "training time"),
     "levers": (LEVERS, "Other levers on SST-2 (warm-up with cosine decay, weight decay, "
                        "pooling of the recurrent baselines, sanet-big's learning rate, the "
