@@ -785,6 +785,13 @@ for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
         ["--model", "hcan-1sa-target", "--dataset", _dataset, "--model-option", "dropout=0.1"],
         0.78 if _dataset == "sst2" else None)
 _pin_rows(("hcan-1sa-target",), before={"dropout": "0.1"}, suites=(HCAN, WORD_VECTORS))
+# hcan-1sa-maxpool's validation loss rose after the first epoch on IMDB at every seed
+# (training accuracy 0.95 by the third): the dropout 0.3 that three other HCAN-family
+# presets took, on the four sets a default is chosen on
+for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
+    LEVERS[f"hcan-1sa-maxpool-{_dataset}-dropout0.3"] = (
+        ["--model", "hcan-1sa-maxpool", "--dataset", _dataset, "--model-option", "dropout=0.3"],
+        0.78 if _dataset == "sst2" else None)
 
 # The base SANet pair is 0.04 below cnn on SST-5 at its default (best epoch the 1st to 4th).
 # Three things it does unlike cnn and mlp: Adam 1e-3 on embeddings x10 to which the sinusoid
@@ -819,8 +826,7 @@ SUITES = {
                            "SST-2, SST-5, AG News, BBC and IMDB (IMDB fitted by "
                            "training.portable on a GPU, han's and the one-layer hierarchical "
                            "HCANs' on the 2 CPU cores; a row is listed once measured): test "
-                           "accuracy and "
-                           "training time"),
+                           "accuracy and training time"),
     "levers": (LEVERS, "Other levers on SST-2 (warm-up with cosine decay, weight decay, "
                        "pooling of the recurrent baselines, sanet-big's learning rate, the "
                        "recipes of lstm, can-2sa-target and IRAM's presets; sanet-base on "
