@@ -506,8 +506,7 @@ def fit_parallel(run_dirs, parallel, flags, poll_seconds=1.0):
                 where = f"[{done}/{len(run_dirs)}] {run_dir}"
                 metrics_path = os.path.join(run_dir, runs.METRICS)
                 if process.returncode == 0 and os.path.exists(metrics_path):
-                    with open(metrics_path) as fh:
-                        m = json.load(fh)
+                    m = runs.read_json(metrics_path)
                     print(f"{where}: test accuracy {m['test']['accuracy']:.4f}, validation "
                           f"{m['val']['accuracy']:.4f} (best epoch {m['best_epoch']}) in "
                           f"{seconds:.0f}s", flush=True)
