@@ -71,6 +71,97 @@ def _encode(preprocessor, texts, chunk=2048):
             for k, v in parts.items()}
 
 
+def _parse_prepare(args, argv):
+    """``(args, RunConfig)`` for parsed ``prepare`` arguments, or :class:`ConfigError` for
+    what ``prepare`` cannot carry (checked before anything is loaded or written)."""
+    from kerasattn.cli import train
+    from kerasattn.data.datasets import names as dataset_names
+    from kerasattn.training.config import ConfigError
+
+    if args.dataset not in dataset_names() and not args.dataset.startswith(
+            ("csv:", "jsonl:", "tsv:")):
+        raise ConfigError(f"unknown dataset {args.dataset!r}; choose one of "
+                          f"{', '.join(dataset_names())}, or csv:PATH / jsonl:PATH")
+    if args.embeddings and not os.path.isfile(args.embeddings):
+        raise ConfigError(f"--embeddings: no such file {args.embeddings!r}")
+    train.validate_args(args)
+    # prepared here, fitted on an accelerator: a recipe is sized for the GPU
+    typed = train.resolve_config(args, argv, device="gpu")
+    unsupported = [(typed.kind == "classical", "a scikit-learn model"),
+                   (args.stream, "--stream"), (args.distribution != "none", "--distribution")]
+    for bad, what in unsupported:
+        if bad:
+            raise ConfigError(f"training.portable does not support {what}; "
+                              "use python -m training.train")
+    if args.time_limit is not None:
+        raise ConfigError("prepare takes no --time-limit; give it to "
+                          "python -m training.portable fit")
+    return args, typed
+
+
+def read_jobs(path, extra=()):
+    """The runs of a jobs file, ``[(line number, run name, prepare's argv), ...]``: one run
+    a line, its name, then ``training.train``'s arguments (``#`` starts a comment), each
+    followed by ``extra``. Every line is checked first (its arguments parse and resolve to
+    a configuration ``prepare`` can carry, its name is new), so a bad line stops the file
+    before anything is written; :class:`ConfigError` names ``FILE:LINE``."""
+    from kerasattn.cli import train
+    from kerasattn.training.config import ConfigError
+
+    def refuse(message):
+        raise ConfigError(message)
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"--jobs: cannot read {path}: {e}") from None
+    jobs, names = [], {}
+    for number, line in enumerate(lines, 1):
+        where = f"{path}:{number}"
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        if not words:
+            continue
+        name, argv = words[0], [*words[1:], *extra, "--run-name", words[0]]
+        if name.startswith("-") or "/" in name or name in (".", ".."):
+            raise ConfigError(f"{where}: a line starts with its run name (a folder name), "
+                              f"not {name!r}")
+        if name in names:
+            raise ConfigError(f"{where}: run {name!r} is already on line {names[name]}")
+        parser = train.build_parser()
+        parser.error = refuse  # argparse's complaint, as one line that names the line
+        try:
+            _parse_prepare(parser.parse_args(argv), argv)
+        except ConfigError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        names[name] = number
+        jobs.append((number, name, argv))
+    if not jobs:
+        raise ConfigError(f"--jobs: {path} lists no runs")
+    return jobs
+
+
+def prepare_jobs(path, extra=(), cache=None):
+    """Prepare every run of a jobs file (:func:`read_jobs`, all checked before the first is
+    written), sharing loaded datasets and vocabularies; returns the run directories. A
+    dataset or word-vector file that cannot be read stops there, its error naming
+    ``FILE:LINE``."""
+    from kerasattn.data.datasets import DatasetError
+    from kerasattn.training.config import ConfigError
+
+    cache = {} if cache is None else cache
+    done = []
+    for number, _, argv in read_jobs(path, extra):
+        try:
+            done.append(prepare(argv, cache))
+        except (ConfigError, DatasetError) as e:
+            raise type(e)(f"{path}:{number}: {e}") from None
+    return done
+
+
 def prepare(argv, cache=None):
     """Write a run directory with token ids for ``fit``; returns its path.
 
@@ -83,19 +174,8 @@ def prepare(argv, cache=None):
     from kerasattn.cli import train
 
     cache = {} if cache is None else cache
-    args = train.build_parser().parse_args(argv)
-    # prepared here, fitted on an accelerator: a recipe is sized for the GPU
-    typed = train.resolve_config(args, argv, device="gpu")
+    args, typed = _parse_prepare(train.build_parser().parse_args(argv), argv)
     config = typed.to_json()
-    unsupported = [(config["kind"] == "classical", "a scikit-learn model"),
-                   (args.stream, "--stream"), (args.distribution != "none", "--distribution")]
-    for bad, what in unsupported:
-        if bad:
-            raise SystemExit(f"error: training.portable does not support {what}; "
-                             "use python -m training.train")
-    if args.time_limit is not None:
-        raise SystemExit("error: prepare takes no --time-limit; give it to "
-                         "python -m training.portable fit")
     config["command"] = "python -m training.portable prepare " + " ".join(
         shlex.quote(a) for a in argv)
     config["train_args"] = list(argv)
@@ -118,20 +198,16 @@ def prepare(argv, cache=None):
     matrix = None
     if args.embeddings:  # read (and checked) before anything is written
         from kerasattn import embeddings
-        from kerasattn.data.datasets import DatasetFormatError
+        from kerasattn.training.config import ConfigError
 
-        if not os.path.isfile(args.embeddings):
-            raise SystemExit(f"error: --embeddings: no such file {args.embeddings!r}")
-        try:
-            matrix, found = embeddings.embedding_matrix(args.embeddings, pre.vocabulary,
-                                                        seed=config["seed"])
-        except DatasetFormatError as e:
-            raise SystemExit(f"error: {e}") from None
+        # a malformed file: DatasetFormatError, naming the file and line
+        matrix, found = embeddings.embedding_matrix(args.embeddings, pre.vocabulary,
+                                                    seed=config["seed"])
         dim = config["model_config"].get("embedding_dim", matrix.shape[1])
         if dim != matrix.shape[1]:
-            raise SystemExit(f"error: {args.embeddings} has {matrix.shape[1]}-d vectors but "
-                             f"{args.model}'s embeddings are {dim}-d; add --model-option "
-                             f"embedding_dim={matrix.shape[1]}")
+            raise ConfigError(f"{args.embeddings} has {matrix.shape[1]}-d vectors but "
+                              f"{args.model}'s embeddings are {dim}-d; add --model-option "
+                              f"embedding_dim={matrix.shape[1]}")
     os.makedirs(run_dir, exist_ok=True)
     pre.save(run_dir)
     print(f"vocabulary: {pre.vocabulary_size:,} ids", flush=True)
@@ -533,16 +609,20 @@ def main(argv=None):
         print(__doc__)
         return 2
     if argv[0] == "prepare":
-        if argv[1:2] == ["--jobs"]:
-            # one run a line: RUN_NAME followed by training.train's arguments
-            cache = {}
-            with open(argv[2]) as fh:
-                for line in fh:
-                    words = shlex.split(line, comments=True)
-                    if words:
-                        prepare([*words[1:], *argv[3:], "--run-name", words[0]], cache)
-        else:
-            prepare(argv[1:])
+        from kerasattn.data.datasets import DatasetError
+        from kerasattn.training.config import ConfigError
+
+        try:
+            if argv[1:2] == ["--jobs"]:
+                if len(argv) < 3:
+                    raise ConfigError("--jobs needs a file: one run a line, its name then "
+                                      "training.train's arguments")
+                prepare_jobs(argv[2], argv[3:])
+            else:
+                prepare(argv[1:])
+        except (ConfigError, DatasetError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         return 0
     p = argparse.ArgumentParser(prog="kerasattn portable fit")
     p.add_argument("--run", action="append", required=True,

@@ -173,10 +173,71 @@ def test_padding_of_a_bucket_does_not_change_predictions(fitted):
 
 
 def test_prepare_refuses_what_it_cannot_carry(tmp_path, shared_data):
+    from kerasattn.training.config import ConfigError
+
     for extra in (["--model", "nb"], ["--model", "mlp", "--stream"]):
         argv = [*extra, "--dataset", "sst2", "--output-dir", str(tmp_path)]
-        with pytest.raises(SystemExit, match="does not support"):
+        with pytest.raises(ConfigError, match="does not support"):
             portable.prepare(argv)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_jobs_file_is_checked_line_by_line_before_anything_is_written(tmp_path, capsys):
+    from tests.training.test_reliability import _tiny_csv
+
+    data, out = _tiny_csv(tmp_path), tmp_path / "out"
+    good = f"mlp-a --model mlp --dataset csv:{data} --epochs 1  # a comment\n\n"
+    cases = {  # a bad line among good ones: what the one error line says
+        "--model mlp --dataset x": ":1: a line starts with its run name",
+        f"mlp-b --model mlp --dataset csv:{data} --epochs 0": ":3: --epochs",
+        f"mlp-b --model mlp --dataset csv:{data} --bogus 1": ":3: unrecognized arguments: --bogus",
+        f"mlp-a --model mlp --dataset csv:{data}": ":3: run 'mlp-a' is already on line 1",
+        f"mlp-b --model nb --dataset csv:{data}": ":3: training.portable does not support",
+        f"mlp-b --model mlp --dataset csv:{data} --time-limit 5": ":3: prepare takes no",
+        f"mlp-b --model mlp --dataset nosuch": ":3: unknown dataset 'nosuch'",
+        "mlp-b --model mlp --dataset 'sst2": ":3: No closing quotation",
+    }
+    for line, said in cases.items():
+        jobs = tmp_path / "jobs.txt"
+        jobs.write_text(line + "\n" if said.startswith(":1:") else good + line + "\n")
+        rc = portable.main(["prepare", "--jobs", str(jobs), "--output-dir", str(out)])
+        err = capsys.readouterr().err.strip()
+        assert rc == 2 and err.startswith(f"error: {jobs}{said}"), (line, err)
+        assert "\n" not in err and not out.exists(), line
+    for text, said in (("# nothing but a comment\n", "lists no runs"),
+                       (None, "cannot read")):
+        jobs = tmp_path / "empty.txt"
+        if text is not None:
+            jobs.write_text(text)
+        else:
+            jobs.unlink()
+        assert portable.main(["prepare", "--jobs", str(jobs)]) == 2
+        assert said in capsys.readouterr().err
+    # the good lines prepare, sharing their token ids; flags after the file go to each
+    jobs.write_text(good + f"mlp-b --model mlp --dataset csv:{data} --seed 0\n")
+    assert portable.main(["prepare", "--jobs", str(jobs), "--output-dir", str(out)]) == 0
+    assert sorted(os.listdir(out)) == ["_arrays", "mlp-a", "mlp-b"]
+    assert len(os.listdir(out / "_arrays")) == 1
+    assert runs.read_json(os.path.join(out, "mlp-a", runs.CONFIG))["train"]["epochs"] == 1
+
+
+def test_a_dataset_that_is_missing_is_one_error_line_naming_the_job(tmp_path, capsys,
+                                                                     monkeypatch):
+    jobs = tmp_path / "jobs.txt"
+    jobs.write_text("# IMDB runs\nmlp-imdb --model mlp --dataset imdb\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.delenv("KERASATTN_DATA_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(empty))  # no Keras cache (~/.keras/datasets) either
+    rc = portable.main(["prepare", "--jobs", str(jobs), "--data-dir", str(empty),
+                        "--no-download", "--output-dir", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith(f"error: {jobs}:2: Dataset 'imdb' was not found")
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+    # and without a jobs file
+    rc = portable.main(["prepare", "--model", "mlp", "--dataset", "imdb", "--data-dir",
+                        str(empty), "--no-download", "--output-dir", str(tmp_path / "out")])
+    assert rc == 2 and capsys.readouterr().err.startswith("error: Dataset 'imdb' was not found")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs JAX")
@@ -335,7 +396,7 @@ def test_fit_parallel_fits_each_run_in_a_process_of_its_own(tmp_path, capsys):
         portable.main(["fit", "--parallel", "0", "--run", made[0]])
 
 
-def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch):
+def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch, capsys):
     from kerasattn import embeddings
     from tests.training.test_reliability import _tiny_csv
 
@@ -345,13 +406,19 @@ def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch):
             "--embeddings", str(glove), "--seed", "3", "--output-dir", str(tmp_path / "out"),
             "--run-name", "v"]
     # refused before anything is written: the vectors' size is not the model's
-    with pytest.raises(SystemExit, match="4-d vectors but mlp's embeddings are 100-d; add "
-                                         "--model-option embedding_dim=4"):
+    from kerasattn.data.datasets import DatasetFormatError
+    from kerasattn.training.config import ConfigError
+
+    with pytest.raises(ConfigError, match="4-d vectors but mlp's embeddings are 100-d; add "
+                                          "--model-option embedding_dim=4"):
         portable.prepare(argv)
     glove_bad = tmp_path / "bad.txt"
     glove_bad.write_text("good 1 2 3 4\nbad 1 x 3 4\n")
-    with pytest.raises(SystemExit, match=r"bad\.txt:2: a value is not a number"):
+    with pytest.raises(DatasetFormatError, match=r"bad\.txt:2: a value is not a number"):
         portable.prepare([*argv[:7], str(glove_bad), *argv[8:]])
+    # the command line says either in one error line
+    assert portable.main(["prepare", *argv[:7], str(glove_bad), *argv[8:]]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
     assert not os.path.exists(tmp_path / "out")
     run = portable.prepare([*argv, "--model-option", "embedding_dim=4"])
     vocabulary = runs.read_vocabulary(run)

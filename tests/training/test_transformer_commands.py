@@ -149,4 +149,8 @@ def test_portable_jobs_are_the_commands_reproduce_runs():
     for name, cli in expected.items():
         assert jobs[name].split() == cli, name
     assert "--remove-stopwords" in expected["transformer-imdb-l1-h1"]  # §3.3 on IMDB
+    # and prepare takes every line of it as it stands
+    from kerasattn.cli import portable
+
+    assert [name for _, name, _ in portable.read_jobs(path)] == list(jobs)
     assert "--remove-stopwords" not in reproduce._transformer_cli("sst2", 1, 1)
