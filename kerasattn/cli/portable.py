@@ -350,6 +350,25 @@ def _widths_first(batches):
     return batches
 
 
+def batch_shapes(split, batch_size, step=BUCKET_STEP):
+    """The distinct batch shapes (after the batch axis) of ``split``, widest last: XLA
+    compiles a program for each on first use, for training and again for evaluation."""
+    return sorted({split.shape(int(w)) for _, w in split.batches(batch_size, step)})
+
+
+def shapes_line(splits, batch_size, step=BUCKET_STEP):
+    """One log line: how many batch shapes each of ``splits`` (name -> Split) has, and
+    their range, e.g. ``batch shapes: train 8 (128..1024), val 8 (128..1024)``."""
+    def say(shapes):
+        show = ["x".join(map(str, s)) for s in (shapes[0], shapes[-1])]
+        return f"{len(shapes)} ({show[0]}..{show[1]})" if len(shapes) > 1 else f"1 ({show[0]})"
+
+    parts = [f"{name} {say(batch_shapes(split, batch_size, step))}"
+             for name, split in splits.items() if len(split)]
+    return ("batch shapes: " + ", ".join(parts) + "; each is compiled on its first batch "
+            "(fewer with a larger --bucket-step)")
+
+
 def _py_dataset(split, batch_size, seed=None, step=BUCKET_STEP):
     import keras
 
@@ -488,6 +507,8 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
     device = device_description()
     print(f"{config['model']} on {config['dataset']}: keras {keras.__version__}, backend "
           f"{keras.backend.backend()}, {device}, {policy}", flush=True)
+    print(shapes_line({k: data[k] for k in ("train", "val", "test")}, bs, bucket_step),
+          flush=True)
     start = time.perf_counter()
     train_batches = _py_dataset(data["train"], bs, seed=config["seed"], step=bucket_step)
     model.fit(train_batches, validation_data=_py_dataset(data["val"], bs, step=bucket_step),

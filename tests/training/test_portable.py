@@ -33,6 +33,21 @@ def test_bucketed_batches_hold_every_text_once_in_a_wide_enough_batch():
     assert widths == [64, 128, 192, 256]
 
 
+def test_the_log_says_how_many_batch_shapes_will_be_compiled():
+    lengths = np.array([0, 1, 63, 64, 65, 128, 200, 3, 70, 129])
+    flat = portable.Split(np.zeros(int(lengths.sum()), np.int32), lengths,
+                          np.zeros(len(lengths), np.int32))
+    assert portable.batch_shapes(flat, 3, step=64) == [(64,), (128,), (192,), (256,)]
+    assert portable.batch_shapes(flat, 3, step=256) == [(256,)]
+    deep = portable.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
+                          np.array([0, 1, 0], np.int32), sentence_lengths=np.array([2, 1, 5]),
+                          max_sentences=3, max_words=4)
+    assert portable.batch_shapes(deep, 4) == [(1, 4), (2, 4)]
+    empty = portable.Split(np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32))
+    line = portable.shapes_line({"train": flat, "val": deep, "test": empty}, 3, 64)
+    assert line.startswith("batch shapes: train 4 (64..256), val 2 (1x4..2x4); each")
+
+
 def test_batch_arrays_pad_rows_and_weights():
     split = portable.Split(np.array([5, 6, 7, 8, 9], np.int32), np.array([2, 0, 3]),
                            np.array([1, 0, 1], np.int32))
