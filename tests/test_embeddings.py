@@ -61,6 +61,6 @@ def test_train_command_initialises_from_glove(tmp_path, capsys):
     vocab = open(f"{run_dir}/vocab.txt", encoding="utf-8").read().split("\n")
     table = model.get_layer("embedding").embeddings.numpy()
     np.testing.assert_allclose(table[vocab.index("film")], [0, 2, 0], atol=1e-5)
-    with pytest.raises(SystemExit):
+    with pytest.raises(train.ConfigError, match="--embeddings: no such file"):
         train.train(["--model", "mlp", "--dataset", f"csv:{data}", "--embeddings",
                      str(tmp_path / "missing.txt")])

@@ -75,16 +75,9 @@ def _parse_prepare(args, argv):
     """``(args, RunConfig)`` for parsed ``prepare`` arguments, or :class:`ConfigError` for
     what ``prepare`` cannot carry (checked before anything is loaded or written)."""
     from kerasattn.cli import train
-    from kerasattn.data.datasets import names as dataset_names
     from kerasattn.training.config import ConfigError
 
-    if args.dataset not in dataset_names() and not args.dataset.startswith(
-            ("csv:", "jsonl:", "tsv:")):
-        raise ConfigError(f"unknown dataset {args.dataset!r}; choose one of "
-                          f"{', '.join(dataset_names())}, or csv:PATH / jsonl:PATH")
-    if args.embeddings and not os.path.isfile(args.embeddings):
-        raise ConfigError(f"--embeddings: no such file {args.embeddings!r}")
-    train.validate_args(args)
+    train.validate_args(args)  # the dataset's name, --embeddings, the settings
     # prepared here, fitted on an accelerator: a recipe is sized for the GPU
     typed = train.resolve_config(args, argv, device="gpu")
     unsupported = [(typed.kind == "classical", "a scikit-learn model"),

@@ -121,9 +121,18 @@ def _flag(key):
 
 
 def validate_args(args):
-    """Raise :class:`ConfigError` for flag values no run can use (named as flags)."""
+    """Raise :class:`ConfigError` for flag values no run can use (named as flags): an
+    unknown dataset, a missing ``--embeddings`` file, out-of-range settings."""
+    from kerasattn.data.datasets import names as dataset_names
     from kerasattn.training.config import check_settings
     from kerasattn.training.run import check_run_name
+
+    if args.dataset not in dataset_names() and not args.dataset.startswith(
+            ("csv:", "jsonl:", "tsv:")):
+        raise ConfigError(f"unknown dataset {args.dataset!r}; choose one of "
+                          f"{', '.join(dataset_names())}, or csv:PATH / jsonl:PATH")
+    if args.embeddings and not os.path.isfile(args.embeddings):
+        raise ConfigError(f"--embeddings: no such file {args.embeddings!r}")
 
     check_settings({k: getattr(args, k, None) for k in (
         "epochs", "batch_size", "max_length", "max_sentences", "max_words", "vocab_size",
@@ -193,14 +202,6 @@ def train(argv=None):
     :class:`ConfigError` or a ``DatasetError`` for bad input, before writing anything."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from kerasattn.data.datasets import names as dataset_names
-
-    if args.dataset not in dataset_names() and not args.dataset.startswith(
-            ("csv:", "jsonl:", "tsv:")):
-        parser.error(f"unknown dataset {args.dataset!r}; choose one of "
-                     f"{', '.join(dataset_names())}, or csv:PATH / jsonl:PATH")
-    if args.embeddings and not os.path.isfile(args.embeddings):
-        parser.error(f"--embeddings: no such file {args.embeddings!r}")
     if args.verbose not in ("auto", "0", "1", "2"):
         parser.error("--verbose must be auto, 0, 1 or 2")
     validate_args(args)

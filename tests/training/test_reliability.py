@@ -226,6 +226,8 @@ _BAD = [
     (["--lr-schedule", "cosine", "--stream"], "need the number of training steps"),
     (["--lr-schedule", "cosine", "--optimizer", "grouped_sgd", "--model-option", "nosuch=1"],
      "model mlp has no such option"),
+    (["--dataset", "nosuch"], "unknown dataset 'nosuch'; choose one of"),
+    (["--embeddings", "/nonexistent/vectors.txt"], "--embeddings: no such file"),
 ]
 
 
