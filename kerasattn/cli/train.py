@@ -130,7 +130,7 @@ def validate_args(args):
     if args.dataset not in dataset_names() and not args.dataset.startswith(
             ("csv:", "jsonl:", "tsv:")):
         raise ConfigError(f"unknown dataset {args.dataset!r}; choose one of "
-                          f"{', '.join(dataset_names())}, or csv:PATH / jsonl:PATH")
+                          f"{', '.join(dataset_names())}, or csv:PATH / tsv:PATH / jsonl:PATH")
     if args.embeddings and not os.path.isfile(args.embeddings):
         raise ConfigError(f"--embeddings: no such file {args.embeddings!r}")
 

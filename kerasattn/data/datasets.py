@@ -579,7 +579,7 @@ def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=T
     else:
         raise ValueError(
             f"unknown dataset {name!r}; choose one of {', '.join(names())}, "
-            "or csv:PATH / jsonl:PATH for your own data"
+            "or csv:PATH / tsv:PATH / jsonl:PATH for your own data"
         )
     notes = list(notes)
     if "val" not in splits:
