@@ -83,11 +83,16 @@ def test_the_callback_stops_any_fit_and_records_where():
         metrics.time_limit(0)
 
 
-def test_portable_prepare_leaves_the_time_limit_to_fit(tmp_path):
+def test_portable_prepare_leaves_the_time_limit_to_fit(tmp_path, capsys):
     from kerasattn.cli import portable
 
-    argv = _tiny(tmp_path, "--time-limit", "60", "--run-name", "p")
-    with pytest.raises(SystemExit, match="prepare takes no --time-limit; give it to "
-                                         "python -m training.portable fit"):
-        portable.prepare([a for a in argv if a not in ("--verbose", "0")])
+    argv = [a for a in _tiny(tmp_path, "--time-limit", "60", "--run-name", "p")
+            if a not in ("--verbose", "0")]
+    with pytest.raises(ConfigError, match="prepare takes no --time-limit; give it to "
+                                          "python -m training.portable fit"):
+        portable.prepare(argv)
+    capsys.readouterr()
+    assert portable.main(["prepare", *argv]) == 2
+    assert capsys.readouterr().err.splitlines() == [  # one line, no traceback
+        "error: prepare takes no --time-limit; give it to python -m training.portable fit"]
     assert not os.path.exists(tmp_path / "out" / "p")
