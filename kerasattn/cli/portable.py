@@ -72,7 +72,7 @@ def _encode(preprocessor, texts, chunk=2048):
 
 
 def _parse_prepare(args, argv):
-    """``(args, RunConfig)`` for parsed ``prepare`` arguments, or :class:`ConfigError` for
+    """The :class:`RunConfig` of parsed ``prepare`` arguments, or :class:`ConfigError` for
     what ``prepare`` cannot carry (checked before anything is loaded or written)."""
     from kerasattn.cli import train
     from kerasattn.training.config import ConfigError
@@ -89,7 +89,7 @@ def _parse_prepare(args, argv):
     if args.time_limit is not None:
         raise ConfigError("prepare takes no --time-limit; give it to "
                           "python -m training.portable fit")
-    return args, typed
+    return typed
 
 
 def read_jobs(path, extra=()):
@@ -167,7 +167,8 @@ def prepare(argv, cache=None):
     from kerasattn.cli import train
 
     cache = {} if cache is None else cache
-    args, typed = _parse_prepare(train.build_parser().parse_args(argv), argv)
+    args = train.build_parser().parse_args(argv)
+    typed = _parse_prepare(args, argv)
     config = typed.to_json()
     config["command"] = "python -m training.portable prepare " + " ".join(
         shlex.quote(a) for a in argv)
