@@ -74,6 +74,7 @@ def agree_on_resume(strategy, run_dir):
     previous backup (``double_checkpoint``); when one worker has no backup at
     all, the others drop theirs. Returns the agreed epoch (0: start afresh).
     """
+    resume.repair_backup(run_dir)  # a backup cut off mid-write: the previous one
     mine = resume.backed_up_epochs(run_dir)
 
     @tf.function

@@ -63,13 +63,56 @@ def backup_dir(run_dir):
     return os.path.join(run_dir, BACKUP_DIR)
 
 
+def _read_epoch(path):
+    """The epoch count in a backup metadata file, or None when the file is
+    missing or not (yet, or no longer) whole JSON."""
+    try:
+        with open(path) as fh:
+            return int(json.load(fh)["epoch"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def backed_up_epochs(run_dir):
-    """Epochs completed according to the run's backup (0 when there is none)."""
-    path = os.path.join(backup_dir(run_dir), _METADATA)
+    """Epochs completed according to the run's backup (0 when there is none).
+
+    ``BackupAndRestore`` writes its metadata in place, after the weights: a
+    process killed (or a reader arriving) between the file's truncation and
+    its write finds it empty. That backup counts as the previous one, which
+    :func:`repair_backup` puts back before a run resumes; with no previous
+    one, as none."""
+    d = backup_dir(run_dir)
+    path = os.path.join(d, _METADATA)
     if not os.path.exists(path):
         return 0
-    with open(path) as fh:
-        return int(json.load(fh)["epoch"])
+    epoch = _read_epoch(path)
+    if epoch is None and os.path.exists(os.path.join(d, _WEIGHTS + ".bkp")):
+        epoch = _read_epoch(path + ".bkp")
+    return epoch or 0
+
+
+def repair_backup(run_dir):
+    """Before resuming: if the latest backup's metadata is damaged (the run was
+    killed while writing it), put the previous backup, weights and metadata
+    together, in its place, or delete the backup when there is no previous
+    one (Keras would fail on the file). Returns a line saying what was done,
+    or None when the backup was whole or absent."""
+    d = backup_dir(run_dir)
+    path = os.path.join(d, _METADATA)
+    if not os.path.exists(path) or _read_epoch(path) is not None:
+        return None
+    prev_weights = os.path.join(d, _WEIGHTS + ".bkp")
+    prev_epoch = _read_epoch(path + ".bkp")
+    if prev_epoch is None or not os.path.exists(prev_weights):
+        shutil.rmtree(d)
+        return (f"the backup in {d} was cut off while being written and has no "
+                "previous one: deleted")
+    shutil.copy(prev_weights, os.path.join(d, _WEIGHTS + ".tmp"))
+    os.replace(os.path.join(d, _WEIGHTS + ".tmp"), os.path.join(d, _WEIGHTS))
+    shutil.copy(path + ".bkp", path + ".tmp")
+    os.replace(path + ".tmp", path)
+    return (f"the latest backup in {d} was cut off while being written: resuming "
+            f"from the previous one (epoch {prev_epoch})")
 
 
 def _replace_with(path, write):

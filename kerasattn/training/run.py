@@ -335,6 +335,9 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
             f"{run_dir} holds an interrupted run of a different command (see its "
             "config.json); resume it with that command, pass --restart to discard it, or "
             "choose another --run-name")
+    repaired = resume.repair_backup(run_dir)
+    if repaired:
+        log(repaired)
     epochs = resume.backed_up_epochs(run_dir)
     if not epochs:  # killed before its first epoch ended: nothing to keep
         _clear_run_dir(run_dir)

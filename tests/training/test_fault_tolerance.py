@@ -256,3 +256,39 @@ def test_step_back_one_epoch_restores_the_previous_backup(tmp_path):
     resume.step_back_one_epoch(str(tmp_path))
     assert resume.backed_up_epochs(str(tmp_path)) == 2
     assert open(os.path.join(d, "latest.weights.h5")).read() == "old"
+
+
+def _backup(tmp_path, latest, previous=None):
+    d = resume.backup_dir(str(tmp_path))
+    os.makedirs(d)
+    write(os.path.join(d, "training_metadata.json"), latest)
+    write(os.path.join(d, "latest.weights.h5"), "new")
+    if previous is not None:
+        write(os.path.join(d, "training_metadata.json.bkp"), previous)
+        write(os.path.join(d, "latest.weights.h5.bkp"), "old")
+    return d
+
+
+@pytest.mark.parametrize("cut", ["", '{"epoch": 3, "ba'])
+def test_a_backup_cut_off_mid_write_falls_back_to_the_previous_one(tmp_path, cut):
+    d = _backup(tmp_path, cut, previous=json.dumps({"epoch": 2, "batch": 0}))
+    assert resume.backed_up_epochs(str(tmp_path)) == 2  # read while Keras writes: not 3
+    assert "previous one (epoch 2)" in resume.repair_backup(str(tmp_path))
+    assert json.load(open(os.path.join(d, "training_metadata.json")))["epoch"] == 2
+    assert open(os.path.join(d, "latest.weights.h5")).read() == "old"  # the pair matches
+    assert resume.repair_backup(str(tmp_path)) is None  # whole now: nothing to do
+
+
+def test_a_first_backup_cut_off_mid_write_counts_as_none(tmp_path):
+    d = _backup(tmp_path, "")
+    assert resume.backed_up_epochs(str(tmp_path)) == 0
+    assert "deleted" in resume.repair_backup(str(tmp_path))
+    assert not os.path.exists(d)
+
+
+def test_a_whole_backup_is_left_alone(tmp_path):
+    d = _backup(tmp_path, json.dumps({"epoch": 3, "batch": 0}),
+                previous=json.dumps({"epoch": 2, "batch": 0}))
+    assert resume.repair_backup(str(tmp_path)) is None
+    assert resume.backed_up_epochs(str(tmp_path)) == 3
+    assert open(os.path.join(d, "latest.weights.h5")).read() == "new"
