@@ -77,12 +77,13 @@ def test_iram_vanilla_learns_sst2_and_explain_and_reproduce_read_it(tmp_path, sh
 
     # At this small size the preset's N(0, 1) word vectors (the scale of standardised
     # GloVe) overfit 6,920 sentences: 0.72-0.76 test; N(0, 0.1) vectors give 0.81.
+    # 32 units train in about a third of 64's time: 0.810 (seed 0), 0.778 (seed 1).
     run_dir, m = train.train(["--model", "iram-vanilla", "--dataset", "sst2", "--epochs", "3",
-                              "--learning-rate", "0.002", "--model-option", "units=64",
-                              "--model-option", "embedding_dim=64", "--model-option",
+                              "--learning-rate", "0.002", "--model-option", "units=32",
+                              "--model-option", "embedding_dim=32", "--model-option",
                               "embedding_stddev=0.1", "--output-dir",
                               str(tmp_path), "--run-name", "iram", "--verbose", "0"])
-    assert m["test"]["accuracy"] > 0.77  # 1,821 held-out sentences; 0.812 measured
+    assert m["test"]["accuracy"] > 0.77  # 1,821 held-out sentences
 
     page, pngs = explain.explain(run_dir, ["a gripping , funny and moving film", "dull"],
                                  str(tmp_path / "explain" / "iram.html"))

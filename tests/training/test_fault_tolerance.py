@@ -70,6 +70,9 @@ def whole(tmp_path_factory, shared_data):
     return str(out / "r")
 
 
+# implied by the next test, whose resumed run repeats an uninterrupted one in another
+# process to the last digit; this one costs a third run
+@pytest.mark.slow
 @pytest.mark.usefixtures("shared_data")
 def test_deterministic_runs_are_bit_identical(whole, tmp_path):
     _run(tmp_path, "--run-name", "again")
