@@ -16,16 +16,20 @@ SHORT = ["--max-sentences", "20", "--max-words", "40"]
 @pytest.fixture(scope="module")
 def hcan_run(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("runs")
+    # ten sentences of 30 words and twice the learning rate: 3 epochs in a third of the
+    # time of SMALL and SHORT; test 0.919 and 0.935 (seeds 0, 1), 0.03 below them
     return train.train(["--model", "hcan-2sa-target", "--dataset", "bbc", "--epochs", "3",
-                        *SMALL, *SHORT, "--output-dir", str(out), "--run-name", "hcan", "--verbose", "0"])
+                        "--learning-rate", "0.002", *SMALL[2:], "--max-sentences", "10",
+                        "--max-words", "30", "--output-dir", str(out), "--run-name", "hcan",
+                        "--verbose", "0"])
 
 
 def test_hcan_learns_bbc(hcan_run):
     run_dir, m = hcan_run
-    assert m["test"]["accuracy"] > 0.85  # 445 held-out articles, 5 topics; ~0.96 measured
+    assert m["test"]["accuracy"] > 0.85  # 445 held-out articles, 5 topics; 0.919 measured
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
     assert config["hierarchical"] and config["train"]["text_mode"] == "hcan"
-    assert (config["train"]["max_sentences"], config["train"]["max_words"]) == (20, 40)
+    assert (config["train"]["max_sentences"], config["train"]["max_words"]) == (10, 30)
 
 
 @pytest.mark.slow  # 30 s; HAN's layers, masks and round trip are tested in the default run
