@@ -107,10 +107,8 @@ def repair_backup(run_dir):
         shutil.rmtree(d)
         return (f"the backup in {d} was cut off while being written and has no "
                 "previous one: deleted")
-    shutil.copy(prev_weights, os.path.join(d, _WEIGHTS + ".tmp"))
-    os.replace(os.path.join(d, _WEIGHTS + ".tmp"), os.path.join(d, _WEIGHTS))
-    shutil.copy(path + ".bkp", path + ".tmp")
-    os.replace(path + ".tmp", path)
+    _copy_over(prev_weights, os.path.join(d, _WEIGHTS))
+    _copy_over(path + ".bkp", path)
     return (f"the latest backup in {d} was cut off while being written: resuming "
             f"from the previous one (epoch {prev_epoch})")
 
@@ -126,6 +124,12 @@ def _replace_with(path, write):
     os.replace(tmp, path)
 
 
+def _copy_over(src, dst):
+    """Copy ``src`` over ``dst`` atomically (through a temporary file beside it)."""
+    shutil.copy(src, dst + ".tmp")
+    os.replace(dst + ".tmp", dst)
+
+
 def step_back_one_epoch(run_dir):
     """Make the previous backup (``double_checkpoint``) the latest one: used when
     the other workers of a multi-worker run only got that far. Each file is
@@ -134,8 +138,7 @@ def step_back_one_epoch(run_dir):
     prev = os.path.join(d, _WEIGHTS + ".bkp")
     if not os.path.exists(prev):
         raise RuntimeError(f"{d} holds no previous backup to step back to")
-    shutil.copy(prev, os.path.join(d, _WEIGHTS + ".tmp"))
-    os.replace(os.path.join(d, _WEIGHTS + ".tmp"), os.path.join(d, _WEIGHTS))
+    _copy_over(prev, os.path.join(d, _WEIGHTS))
     with open(os.path.join(d, _METADATA)) as fh:
         meta = json.load(fh)
     meta["epoch"] -= 1
