@@ -300,7 +300,7 @@ class TextClassifier(keras.Model):
         self.built = True
         if self._pending_compile is not None:
             kwargs, self._pending_compile = self._pending_compile, None
-            self.compile(**kwargs)
+            self.compile(**{**kwargs, "run_eagerly": self.run_eagerly})
 
     def call(self, ids, training=False):
         if self.backbone is None:
@@ -315,6 +315,8 @@ class TextClassifier(keras.Model):
         cross-entropy) and accuracy. Before the backbone exists (no vocabulary yet) the
         call is remembered and applied when ``fit`` builds it."""
         if self.backbone is None:
+            if "run_eagerly" in kwargs:  # set now, as Keras's compile does
+                self.run_eagerly = kwargs.pop("run_eagerly")
             self._pending_compile = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                                          **kwargs)
             return
@@ -464,7 +466,8 @@ class TextClassifier(keras.Model):
                 validation_data = self._dataset(validation_data[0], validation_data[1],
                                                 batch_size, False)
         if not self.compiled and self._pending_compile is None:
-            self.compile()
+            # Keras's compile resets run_eagerly: keep what the user set on the classifier
+            self.compile(run_eagerly=self.run_eagerly)
         if self._scheduled_compile is not None:
             self._schedule_learning_rate(train, x, batch_size, epochs)
         if train is None:  # ids: plain Keras
@@ -486,6 +489,7 @@ class TextClassifier(keras.Model):
         else:
             per_epoch = -(-len(data) // batch_size)
         kwargs, self._scheduled_compile = self._scheduled_compile, None
+        kwargs["run_eagerly"] = self.run_eagerly  # as compiled, or as set since
         self.compile(optimizer=recipes.optimizer_for(self._spec,
                                                      {**self._settings, "epochs": epochs},
                                                      max(1, per_epoch)),

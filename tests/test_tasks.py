@@ -212,6 +212,28 @@ def test_a_scheduled_recipe_spans_the_steps_of_the_first_fit():
     assert float(schedule(1)) == pytest.approx(5e-4) and float(schedule(6)) == 0.0
 
 
+def test_run_eagerly_set_before_the_first_fit_is_kept():
+    """fit compiles with the recipe when the classifier is not compiled yet, and Keras's
+    compile resets run_eagerly to False: what the user set must survive it."""
+    cases = [("mlp", {}, "set"),  # the recipe's compile waits for the vocabulary
+             ("mlp", {}, "compile"),  # compile(run_eagerly=True) before the vocabulary
+             ("mlp", {"compile": False, "vocabulary": ["", "[UNK]", "good", "bad"],
+                      "class_names": ["neg", "pos"]}, "set"),  # built, not compiled
+             ("sanet-big", {}, "set")]  # a scheduled recipe compiles again in fit
+    for name, options, how in cases:
+        clf = kerasattn.TextClassifier.from_preset(name, **options, **small_options(name))
+        if how == "set":
+            clf.run_eagerly = True
+        else:
+            clf.compile(run_eagerly=True)
+        clf.fit(TRAIN, LABELS, epochs=1, batch_size=4, verbose=0)
+        assert clf.run_eagerly is True, (name, options, how)
+        # an eager train step is a plain function, a traced one a tf.function
+        assert not hasattr(clf.train_function, "get_concrete_function"), (name, options, how)
+    clf.compile()  # an explicit compile is Keras's: eager only when asked
+    assert clf.run_eagerly is False
+
+
 def test_the_preprocessor_is_a_keras_layer_for_tf_data():
     pre = kerasattn.TextClassifierPreprocessor(max_length=3).adapt(["c b a", "c b", "c"])
     assert pre.vocabulary == ["", "[UNK]", "c", "b", "a"]
