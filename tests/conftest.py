@@ -65,3 +65,24 @@ def require_browser():
 class JaxRuntimeError(RuntimeError):
     """Named as ``jax.errors.JaxRuntimeError`` (what JAX raises when the GPU runs out of
     memory), without importing JAX into a process that has TensorFlow."""
+
+
+def train_in_process(module, monkeypatch, model=None):
+    """``module``'s training subprocesses (``python -m kerasattn.cli.train ...``) run in
+    this process instead (a fresh one spends about 9 s importing TensorFlow); with
+    ``model``, only that model's runs, the others still go through a real subprocess."""
+    import subprocess
+    import types
+
+    from kerasattn.cli import train
+
+    def run(cmd, check=False):
+        assert cmd[1:3] == ["-m", "kerasattn.cli.train"], cmd
+        if model is not None and cmd[cmd.index("--model") + 1] != model:
+            return subprocess.run(cmd, check=check)
+        code = train.main(cmd[3:])
+        if check and code:
+            raise subprocess.CalledProcessError(code, cmd)
+        return subprocess.CompletedProcess(cmd, code)
+
+    monkeypatch.setattr(module, "subprocess", types.SimpleNamespace(run=run))

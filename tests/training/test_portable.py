@@ -319,7 +319,7 @@ def test_batches_of_several_widths_fit_on_tensorflow_too():
 
 def test_fit_stops_at_its_time_limit_and_records_where(tmp_path, capsys):
     data = learnability_csv(tmp_path, True)
-    run = portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "50",
+    run = portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
                             "--batch-size", "16", "--output-dir", str(tmp_path)])
     m = portable.fit(run, verbose=0, time_limit=1e-9, bucket_step=8)  # after the first step
     steps = 144 // 16  # 144 training texts (the rest validation and test), one width
@@ -329,7 +329,7 @@ def test_fit_stops_at_its_time_limit_and_records_where(tmp_path, capsys):
     assert "stopped by --time-limit" in capsys.readouterr().out
     assert runs.read_json(os.path.join(run, runs.METRICS))["time_limit"]["reached"]
     m = portable.fit(run, verbose=0, time_limit=3600)
-    assert m["time_limit"] == {"seconds": 3600, "reached": False} and m["epochs_run"] == 50
+    assert m["time_limit"] == {"seconds": 3600, "reached": False} and m["epochs_run"] == 3
 
 
 def test_a_run_that_diverges_is_reported_and_the_next_run_still_fits(tmp_path, capsys):

@@ -6,6 +6,7 @@ import pytest
 
 from kerasattn import runs
 from kerasattn.cli import evaluate, reproduce
+from tests.conftest import train_in_process
 
 
 def cut_down(monkeypatch, grid, width):
@@ -19,29 +20,9 @@ def cut_down(monkeypatch, grid, width):
     monkeypatch.setattr(reproduce, "BASELINE_EPOCHS", 1)
 
 
-def in_process_for(model, monkeypatch):
-    """``reproduce`` trains ``model``'s runs in this process (a fresh one spends about 9 s
-    importing TensorFlow); other runs still go through the real subprocess."""
-    import subprocess
-    import types
-
-    from kerasattn.cli import train
-
-    def run(cmd, check=False):
-        assert cmd[1:3] == ["-m", "kerasattn.cli.train"]
-        if cmd[cmd.index("--model") + 1] != model:
-            return subprocess.run(cmd, check=check)
-        code = train.main(cmd[3:])
-        if check and code:
-            raise subprocess.CalledProcessError(code, cmd)
-        return subprocess.CompletedProcess(cmd, code)
-
-    monkeypatch.setattr(reproduce, "subprocess", types.SimpleNamespace(run=run))
-
-
 def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, monkeypatch):
     cut_down(monkeypatch, [(1, 1), (1, 2)], width=16)
-    in_process_for("transformer", monkeypatch)  # the mlp baseline runs in a subprocess
+    train_in_process(reproduce, monkeypatch, "transformer")  # mlp: a subprocess
     out, results = str(tmp_path / "runs"), str(tmp_path / "results")
 
     with pytest.raises(reproduce.ExperimentError, match="transformer-grid"):
