@@ -49,13 +49,15 @@ def small_options(name):
 
 
 KERAS_PRESETS = models.names("keras")
-# The default suite takes through the whole path the presets the other tests here read
-# (a flat baseline, each attention family but HAN, a hierarchical one, a sigmoid head);
-# the rest run with -m slow. Every family's export is checked in a fresh process by
-# tests/test_export.py, and every preset's training and .keras round trip by
-# tests/models/test_baselines.py.
-EVERY_RUN = ("cnn", "sanet-base", "transformer", "hcan-2sa-target", "iram-vanilla")
-PRESET_PARAMS = [pytest.param(n, marks=() if n in EVERY_RUN else pytest.mark.slow)
+# The default suite takes a flat softmax baseline and the sigmoid head through the whole
+# path, and fits the presets the other tests here read (each attention family but HAN,
+# a hierarchical one); the rest run with -m slow. TextClassifier.export is
+# kerasattn.export.export_model on the backbone, which tests/test_export.py checks in a
+# fresh process for one preset of every family; tests/models/test_baselines.py trains
+# every preset and round-trips it through the .keras format.
+SERVED = ("cnn", "transformer")
+FITTED = ("cnn", "sanet-base", "transformer", "hcan-2sa-target", "iram-vanilla")
+PRESET_PARAMS = [pytest.param(n, marks=() if n in SERVED else pytest.mark.slow)
                  for n in KERAS_PRESETS]
 
 FRESH = textwrap.dedent("""
@@ -71,20 +73,22 @@ FRESH = textwrap.dedent("""
 """)
 
 
-def _selected_presets(session):
+def _served_presets(session):
     """The presets of this session's test_preset_from_strings_to_a_served_model items
-    (those -m left), and the ones the other tests read."""
+    (those -m left)."""
     names = {item.callspec.params["name"] for item in session.items
              if getattr(item, "originalname", None) == "test_preset_from_strings_to_a_served_model"}
-    return [n for n in KERAS_PRESETS if n in names or n in EVERY_RUN]
+    return [n for n in KERAS_PRESETS if n in names]
 
 
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory, request):
-    """The selected Keras presets: fitted on strings, saved, loaded and exported."""
+    """The presets the other tests read and the selected presets: fitted on strings,
+    saved and loaded; the selected ones exported too."""
     root = tmp_path_factory.mktemp("tasks")
+    served = _served_presets(request.session)
     made = {}
-    for name in _selected_presets(request.session):
+    for name in [n for n in KERAS_PRESETS if n in served or n in FITTED]:
         keras.utils.set_random_seed(0)
         clf = kerasattn.TextClassifier.from_preset(name, **small_options(name))
         # two steps: eagerly, as tracing them takes about ten times longer (these presets
@@ -95,7 +99,7 @@ def fitted(tmp_path_factory, request):
         path = str(root / f"{name}.keras")
         clf.save(path)
         loaded = keras.saving.load_model(path)  # safe_mode=True
-        exported = clf.export(str(root / "saved" / name / "1"))
+        exported = clf.export(str(root / "saved" / name / "1")) if name in served else None
         made[name] = dict(clf=clf, history=history.history, probs=probs, loaded=loaded,
                           loaded_probs=loaded.predict(TEXTS, verbose=0), exported=exported)
     return made
@@ -103,7 +107,7 @@ def fitted(tmp_path_factory, request):
 
 @pytest.fixture(scope="module")
 def served(fitted):
-    paths = {n: m["exported"] for n, m in fitted.items()}
+    paths = {n: m["exported"] for n, m in fitted.items() if m["exported"]}
     result = subprocess.run([sys.executable, "-c", FRESH], input=json.dumps([paths, TEXTS]),
                             capture_output=True, text=True, timeout=600,
                             env={**os.environ, "PYTHONPATH": ""}, cwd="/")
