@@ -132,9 +132,56 @@ def test_every_code_block_runs_or_says_why_not():
     assert sum(b.runs for p in pages() for b in blocks(p)) >= 10
 
 
+# Pages whose examples run only with -m slow, and why; the default suite still parses
+# their commands (test_the_commands_of_a_slow_page_parse).
+SLOW_PAGES = {
+    "docs/getting-started.md": "the command-line quickstart is five fresh processes, about "
+                               "90 s of CPU; by default tests/training/test_sanet_commands.py "
+                               "trains and explains sanet-base on SST-2, and "
+                               "tests/test_export.py exports and predicts",
+}
+COMMAND = re.compile(r"^python -m training\.(?P<module>\w+)\s+(?P<args>.*)$")
+
+
 def pages_with_examples():
-    return [pytest.param(p, id=str(p.relative_to(ROOT))) for p in pages()
-            if any(b.runs for b in blocks(p))]
+    return [pytest.param(p, id=str(p.relative_to(ROOT)),
+                         marks=pytest.mark.slow if str(p.relative_to(ROOT)) in SLOW_PAGES else ())
+            for p in pages() if any(b.runs for b in blocks(p))]
+
+
+def commands_of(page):
+    """(where, module, argv) of every ``python -m training.MODULE ...`` line of the page's
+    bash examples that run."""
+    import shlex
+
+    found = []
+    for b in blocks(page):
+        if b.runs and b.lang == "bash":
+            for n, line in enumerate(b.body.replace("\\\n", " ").splitlines(), 1):
+                m = COMMAND.match(line.strip())
+                if m:
+                    found.append((f"{b.where} (line {n} of the block)", m["module"],
+                                  shlex.split(m["args"], comments=True)))
+    return found
+
+
+def test_the_commands_of_a_slow_page_parse(capsys):
+    """The commands of a page that runs only with -m slow go through their own command's
+    parser (and training.train's become a RunConfig), so a renamed flag or a removed
+    preset still fails the default suite."""
+    from kerasattn.cli import train
+
+    for page in SLOW_PAGES:
+        assert (ROOT / page).exists() and SLOW_PAGES[page]
+        found = commands_of(ROOT / page)
+        assert len(found) >= 5, found
+        for where, module, argv in found:
+            cli = importlib.import_module(f"kerasattn.cli.{module}")
+            try:
+                train.config_of(argv) if module == "train" else cli.build_parser().parse_args(argv)
+            except (SystemExit, ValueError) as e:
+                pytest.fail(f"{where}: training.{module} {' '.join(argv)}: {e!r}\n"
+                            f"{capsys.readouterr().err}")
 
 
 @pytest.mark.parametrize("page", pages_with_examples())

@@ -99,7 +99,7 @@ def check_faithfulness_flags(parser, args, sample_flag):
         parser.error("--ig-steps must be >= 1")
 
 
-def main(argv=None):
+def build_parser():
     p = argparse.ArgumentParser(prog="kerasattn evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="the run directory")
@@ -112,6 +112,11 @@ def main(argv=None):
                    help="measure the faithfulness of the model's explanations on a seeded "
                         "sample of the test split and store it in metrics.json")
     add_faithfulness_flags(p, "--faithfulness-sample")
+    return p
+
+
+def main(argv=None):
+    p = build_parser()
     args = p.parse_args(argv)
     if args.split is None:
         args.split = [] if args.faithfulness else ["val", "test"]

@@ -27,7 +27,7 @@ def _error(message):
     return 2
 
 
-def main(argv=None):
+def build_parser():
     p = argparse.ArgumentParser(prog="kerasattn export", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="a run directory of a Keras model")
@@ -39,7 +39,11 @@ def main(argv=None):
     p.add_argument("--allow-unfinished", action="store_true",
                    help="export a run whose training did not finish (no metrics.json): its "
                         "best epoch so far, with a warning (by default such a run is refused)")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     from kerasattn import export, runs
 
     config_path = os.path.join(args.run, runs.CONFIG)

@@ -130,7 +130,7 @@ def explain_page(signature, texts, axes, path):
     return path
 
 
-def main(argv=None):
+def build_parser():
     p = argparse.ArgumentParser(prog="kerasattn predict", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model-dir", required=True, help="an exported SavedModel (NAME/VERSION)")
@@ -138,7 +138,11 @@ def main(argv=None):
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--explain", metavar="FILE", help="also write the attention page here")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     try:
         return _run(args)
     except InputError as e:
