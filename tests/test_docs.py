@@ -133,14 +133,15 @@ def test_every_code_block_runs_or_says_why_not():
 
 
 # Pages whose examples run only with -m slow, and why; the default suite still parses
-# their commands (test_the_commands_of_a_slow_page_parse).
+# their commands (test_every_command_of_the_docs_parses).
 SLOW_PAGES = {
     "docs/getting-started.md": "the command-line quickstart is five fresh processes, about "
                                "90 s of CPU; by default tests/training/test_sanet_commands.py "
                                "trains and explains sanet-base on SST-2, and "
                                "tests/test_export.py exports and predicts",
 }
-COMMAND = re.compile(r"^python -m training\.(?P<module>\w+)\s+(?P<args>.*)$")
+COMMAND = re.compile(r"(?:^|&&|;)\s*(?:[A-Z_]+=\S+\s+)*python -m (?:training|kerasattn\.cli)\."
+                     r"(?P<module>\w+)\s+(?P<args>[^&;|]*)")
 
 
 def pages_with_examples():
@@ -150,38 +151,59 @@ def pages_with_examples():
 
 
 def commands_of(page):
-    """(where, module, argv) of every ``python -m training.MODULE ...`` line of the page's
-    bash examples that run."""
+    """(where, module, argv) of every ``python -m training.MODULE ...`` command in the
+    page's bash blocks, run or not (a line continued with a backslash is one command)."""
     import shlex
 
     found = []
     for b in blocks(page):
-        if b.runs and b.lang == "bash":
-            for n, line in enumerate(b.body.replace("\\\n", " ").splitlines(), 1):
-                m = COMMAND.match(line.strip())
-                if m:
-                    found.append((f"{b.where} (line {n} of the block)", m["module"],
-                                  shlex.split(m["args"], comments=True)))
+        if b.lang != "bash":
+            continue
+        lines, n = b.body.splitlines(), 0
+        while n < len(lines):
+            start, line = n, lines[n]
+            while line.endswith("\\") and n + 1 < len(lines):  # a continued line
+                n += 1
+                line = line[:-1] + " " + lines[n]
+            n += 1
+            for m in COMMAND.finditer(line.strip()):
+                found.append((f"{b.path.relative_to(ROOT)}:{b.line + 1 + start}", m["module"],
+                              shlex.split(m["args"], comments=True)))
     return found
 
 
-def test_the_commands_of_a_slow_page_parse(capsys):
-    """The commands of a page that runs only with -m slow go through their own command's
-    parser (and training.train's become a RunConfig), so a renamed flag or a removed
-    preset still fails the default suite."""
-    from kerasattn.cli import train
+def parse_command(module, argv):
+    """``argv`` through ``training.<module>``'s own parser; ``training.train``'s (and
+    ``portable prepare``'s) become a RunConfig. Raises SystemExit or ValueError."""
+    from kerasattn.cli import portable, train
 
+    if module == "train":
+        return train.config_of(argv)
+    if module == "portable":
+        if argv[:1] == ["prepare"]:
+            return None if argv[1:2] == ["--jobs"] else train.config_of(argv[1:])
+        if argv[:1] == ["fit"]:
+            return portable.build_fit_parser().parse_args(argv[1:])
+        raise ValueError(f"portable {argv[:1]}: prepare or fit")
+    return importlib.import_module(f"kerasattn.cli.{module}").build_parser().parse_args(argv)
+
+
+def test_every_command_of_the_docs_parses(capsys):
+    """Every ``python -m training.*`` command of the README and the docs, run by the tests
+    or not, goes through its command's own parser, so a renamed flag or preset fails the
+    default suite even where the example runs only with -m slow (SLOW_PAGES) or never."""
     for page in SLOW_PAGES:
         assert (ROOT / page).exists() and SLOW_PAGES[page]
-        found = commands_of(ROOT / page)
-        assert len(found) >= 5, found
-        for where, module, argv in found:
-            cli = importlib.import_module(f"kerasattn.cli.{module}")
-            try:
-                train.config_of(argv) if module == "train" else cli.build_parser().parse_args(argv)
-            except (SystemExit, ValueError) as e:
-                pytest.fail(f"{where}: training.{module} {' '.join(argv)}: {e!r}\n"
-                            f"{capsys.readouterr().err}")
+        assert len(commands_of(ROOT / page)) >= 5
+    found = [c for page in pages() for c in commands_of(page)]
+    assert len(found) >= 40 and {m for _, m, _ in found} >= {
+        "train", "evaluate", "explain", "export", "predict", "reproduce", "portable"}
+    for where, module, argv in found:
+        try:
+            parse_command(module, argv)
+        except (SystemExit, ValueError) as e:
+            pytest.fail(f"{where}: training.{module} {' '.join(argv)}: {e!r}\n"
+                        f"{capsys.readouterr().err}")
 
 
 @pytest.mark.parametrize("page", pages_with_examples())

@@ -618,6 +618,28 @@ def fit_parallel(run_dirs, parallel, flags, poll_seconds=1.0):
     return failed
 
 
+def build_fit_parser():
+    """The parser of ``portable fit``'s arguments (``prepare`` takes ``training.train``'s)."""
+    p = argparse.ArgumentParser(prog="kerasattn portable fit")
+    p.add_argument("--run", action="append", required=True,
+                   help="a prepared run directory (repeatable)")
+    p.add_argument("--mixed-precision", default="off", choices=["off", "float16", "bfloat16"])
+    p.add_argument("--verbose", type=int, default=2)
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="stop training after the batch in progress once this long has passed "
+                        "(the partial epoch is validated; metrics.json records it)")
+    p.add_argument("--bucket-step", type=int, default=BUCKET_STEP, metavar="TOKENS",
+                   help=f"round batch widths up to multiples of this (default {BUCKET_STEP}; "
+                        "smaller pads short texts less but compiles more programs; a "
+                        "hierarchical model's sentences and words are rounded up to powers "
+                        "of two)")
+    p.add_argument("--parallel", type=int, default=1, metavar="N",
+                   help="fit N runs at once, each in a process of its own with its output in "
+                        "the run's fit.log and, under JAX, 0.9/N of the GPU's memory (default "
+                        "1: one after another in this process)")
+    return p
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] not in ("prepare", "fit"):
@@ -639,23 +661,7 @@ def main(argv=None):
             print(f"error: {e}", file=sys.stderr)
             return 2
         return 0
-    p = argparse.ArgumentParser(prog="kerasattn portable fit")
-    p.add_argument("--run", action="append", required=True,
-                   help="a prepared run directory (repeatable)")
-    p.add_argument("--mixed-precision", default="off", choices=["off", "float16", "bfloat16"])
-    p.add_argument("--verbose", type=int, default=2)
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                   help="stop training after the batch in progress once this long has passed "
-                        "(the partial epoch is validated; metrics.json records it)")
-    p.add_argument("--bucket-step", type=int, default=BUCKET_STEP, metavar="TOKENS",
-                   help=f"round batch widths up to multiples of this (default {BUCKET_STEP}; "
-                        "smaller pads short texts less but compiles more programs; a "
-                        "hierarchical model's sentences and words are rounded up to powers "
-                        "of two)")
-    p.add_argument("--parallel", type=int, default=1, metavar="N",
-                   help="fit N runs at once, each in a process of its own with its output in "
-                        "the run's fit.log and, under JAX, 0.9/N of the GPU's memory (default "
-                        "1: one after another in this process)")
+    p = build_fit_parser()
     args = p.parse_args(argv[1:])
     if args.time_limit is not None and args.time_limit <= 0:
         p.error("--time-limit must be a positive number of seconds")

@@ -1113,7 +1113,7 @@ EXPERIMENTS = {"sanet-table2": sanet_table2, "iram-regulariser": iram_regularise
 SEEDED = {"iram-regulariser", "transformer-grid", "transformer-baselines"}
 
 
-def main(argv=None):
+def build_parser():
     p = argparse.ArgumentParser(prog="kerasattn reproduce", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--experiment", required=True, choices=sorted(EXPERIMENTS))
@@ -1138,6 +1138,11 @@ def main(argv=None):
     g.add_argument("--permutations", type=int, default=FAITHFULNESS_PERMUTATIONS, metavar="N",
                    help="permutations of the pooling attention per text (default "
                         f"{FAITHFULNESS_PERMUTATIONS})")
+    return p
+
+
+def main(argv=None):
+    p = build_parser()
     args = p.parse_args(argv)
     for run in args.run:
         if not os.path.exists(os.path.join(run, "config.json")):

@@ -90,7 +90,7 @@ def _drop_padding(tokens):
     return tokens
 
 
-def main(argv=None):
+def build_parser():
     p = argparse.ArgumentParser(prog="kerasattn serving-client", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("texts", nargs="+", help="texts to send")
@@ -101,7 +101,11 @@ def main(argv=None):
                    choices=["serving_default", "explain"])
     p.add_argument("--version", type=int, help="a model version (default: the latest)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds (> 0)")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     try:
         check_options(args.port, args.timeout)
     except ValueError as e:
