@@ -67,10 +67,9 @@ class JaxRuntimeError(RuntimeError):
     memory), without importing JAX into a process that has TensorFlow."""
 
 
-def train_in_process(module, monkeypatch, model=None):
+def train_in_process(module, monkeypatch):
     """``module``'s training subprocesses (``python -m kerasattn.cli.train ...``) run in
-    this process instead (a fresh one spends about 9 s importing TensorFlow); with
-    ``model``, only that model's runs, the others still go through a real subprocess."""
+    this process instead (a fresh one spends about 9 s importing TensorFlow)."""
     import subprocess
     import types
 
@@ -78,8 +77,6 @@ def train_in_process(module, monkeypatch, model=None):
 
     def run(cmd, check=False):
         assert cmd[1:3] == ["-m", "kerasattn.cli.train"], cmd
-        if model is not None and cmd[cmd.index("--model") + 1] != model:
-            return subprocess.run(cmd, check=check)
         code = train.main(cmd[3:])
         if check and code:
             raise subprocess.CalledProcessError(code, cmd)

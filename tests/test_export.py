@@ -14,6 +14,7 @@ import pytest
 
 from kerasattn import export, models, runs
 from kerasattn.data.preprocessing import TextPreprocessor
+from tests.conftest import write
 
 TRAIN = ["a good film . really good !", "a bad film", "not good at all . bad", "great fun",
          "dull and slow . boring"]
@@ -250,13 +251,17 @@ def test_export_refuses_a_used_version_before_writing_anything(exported, tmp_pat
     assert (empty / "saved_model.pb").exists()
 
 
-def test_export_and_predict_commands(tmp_path, shared_data):
+def test_export_and_predict_commands(tmp_path):
     from kerasattn.cli import export as export_cmd
     from kerasattn.cli import predict, train
 
-    run_dir, _ = train.train(["--model", "transformer", "--dataset", "sst2", "--epochs", "1",
-                              "--model-option", "embedding_dim=16", "--output-dir",
-                              str(tmp_path), "--run-name", "t", "--verbose", "0"])
+    words = ["gripping", "moving", "dull", "lifeless", "film", "plot", "a", "and"]
+    data = write(tmp_path / "d.csv", "text,label\n" + "".join(
+        f"{words[i % 2 + 2 * (i % 4 >= 2)]} {words[(3 * i) % 8]} {words[i % 8]},"
+        f"{'positive' if i % 4 < 2 else 'negative'}\n" for i in range(200)))
+    run_dir, _ = train.train(["--model", "transformer", "--dataset", f"csv:{data}",
+                              "--epochs", "1", "--model-option", "embedding_dim=16",
+                              "--output-dir", str(tmp_path), "--run-name", "t", "--verbose", "0"])
     base = str(tmp_path / "served" / "t")
     assert export_cmd.main(["--run", run_dir, "--output", base]) == 0
     assert export_cmd.main(["--run", run_dir, "--output", base]) == 0  # version 2
@@ -336,10 +341,11 @@ def test_grpc_client_against_a_prediction_service(exported, capsys):
 def test_serving_benchmark_runs(tmp_path, shared_data):
     from benchmarks import serving_speed
 
-    assert serving_speed.main(["--dataset", "sst2", "--families", "Transformer", "IRAM",
+    assert serving_speed.main(["--dataset", "sst2", "--families", "Transformer",
                                "--requests", "5", "--batches", "1", "--train-texts", "500",
                                "--results-dir", str(tmp_path)]) == 0
     record = runs.read_json(str(tmp_path / "serving_speed.json"))
+    assert len(record["rows"]) == 1
     for row in record["rows"].values():
         assert 0 < row["p50_ms"] <= row["p99_ms"] and row["batch_texts_per_s"] > 0
     assert "| Transformer | `transformer` |" in (tmp_path / "serving_speed.md").read_text()

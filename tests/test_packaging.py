@@ -132,11 +132,8 @@ def test_pip_installs_the_package_and_its_console_command(installed):
         pathlib.Path(site.stdout.strip()).resolve()), where
     assert where[-1] == kerasattn.__version__
 
-    out = run(venv / "bin" / "kerasattn", "--help").stdout
-    for command in COMMANDS:
-        assert f"  {command} " in out
-    assert run(venv / "bin" / "kerasattn", "--version").stdout.strip() == \
-        f"kerasattn {kerasattn.__version__}"
+    # the console command runs the installed package's commands (each start imports
+    # TensorFlow, about 9 s: --help and --version are tested in this process above)
     assert "usage: kerasattn train" in run(venv / "bin" / "kerasattn", "train", "--help").stdout
 
     # the package and its subpackages only, with their metadata and entry point

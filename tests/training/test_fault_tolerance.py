@@ -135,6 +135,26 @@ def multiworker(tmp_path_factory, shared_data):
     return _worker_dirs(out, "mw")
 
 
+@pytest.mark.usefixtures("shared_data")
+def test_a_cluster_of_one_worker_trains_through_the_multiworker_loop(whole, tmp_path):
+    """By default, one worker process: the multi-worker path (its strategy, its own
+    training loop, the chief's run directory) ends as the single-process run does."""
+    tf_config = {"cluster": {"worker": [f"127.0.0.1:{_free_port()}"]},
+                 "task": {"type": "worker", "index": 0}}
+    p = _start(tmp_path, "--distribution", "multiworker", "--run-name", "one",
+               env={"TF_CONFIG": json.dumps(tf_config)})
+    assert p.wait(timeout=TIMEOUT) == 0
+    one = str(tmp_path / "one")
+    assert runs.read_json(os.path.join(one, runs.CONFIG))["distribution"] == "multiworker"
+    assert not os.path.exists(os.path.join(one, "worker-1"))
+    single = runs.read_json(os.path.join(whole, runs.METRICS))["test"]["accuracy"]
+    assert abs(_metrics(one)["test"]["accuracy"] - single) <= 0.01
+    assert _metrics(one)["test"]["accuracy"] > 0.75  # and it learned
+
+
+# two fresh worker processes on loopback, about 80 s of CPU: with -m slow (one worker
+# through the same loop above; the pieces of a multi-worker run, without training, below)
+@pytest.mark.slow
 def test_two_workers_on_loopback_agree_and_match_one_worker(multiworker, whole):
     chief, other = multiworker
     for a, b in zip(_weights(chief), _weights(other)):

@@ -117,6 +117,9 @@ def test_hierarchical_batches_are_texts_by_sentences_by_words():
         assert np.all(lengths[index] <= width)
 
 
+# HAN on SST-2 with TensorFlow, about 50 s of CPU: with -m slow (by default the batches'
+# layout is tested alone, and a hierarchical HCAN learns under JAX below)
+@pytest.mark.slow
 def test_hierarchical_models_prepare_and_fit(tmp_path, shared_data):
     """HAN and HCAN's hierarchical presets: ids as the preprocessor cuts them (text,
     sentence, word), a fit that learns, and predictions that padding does not change."""

@@ -22,7 +22,7 @@ def cut_down(monkeypatch, grid, width):
 
 def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, monkeypatch):
     cut_down(monkeypatch, [(1, 1), (1, 2)], width=16)
-    train_in_process(reproduce, monkeypatch, "transformer")  # mlp: a subprocess
+    train_in_process(reproduce, monkeypatch)  # the grid and the baseline
     out, results = str(tmp_path / "runs"), str(tmp_path / "results")
 
     with pytest.raises(reproduce.ExperimentError, match="transformer-grid"):
