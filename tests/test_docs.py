@@ -140,7 +140,7 @@ SLOW_PAGES = {
                                "trains and explains sanet-base on SST-2, and "
                                "tests/test_export.py exports and predicts",
 }
-COMMAND = re.compile(r"(?:^|&&|;)\s*(?:[A-Z_]+=\S+\s+)*python -m (?:training|kerasattn\.cli)\."
+COMMAND = re.compile(r"(?:^|(?<=[\s;&]))python -m (?:training|kerasattn\.cli)\."
                      r"(?P<module>\w+)\s+(?P<args>[^&;|]*)")
 
 

@@ -93,11 +93,21 @@ ONE_STEP_OPTIONS["iram-full"].update(steps=1, context_layers=1, highway_layers=1
 WORDS = ["", "[UNK]"] + [f"word{i}" for i in range(2, VOCAB)]
 
 
-# Tracing a preset's train step (graph mode) costs 5-20x its eager step. The default run
-# traces one preset of each builder (and HAN's and iram-full's own layers); the others
-# take their step eagerly there and traced with -m slow.
-TRACED = {"mlp", "cnn", "gru", "sanet-base", "transformer", "hcan-2sa-target", "han",
-          "iram-vanilla", "iram-full"}
+# Tracing a preset's train step (graph mode) costs 5-20x its eager step. By default each
+# builder's train step is traced once: here for the builders no other default test trains
+# in graph mode, and for the others by the default test named below, which trains that
+# preset through the command line (graph mode). Every other step here is taken eagerly,
+# and traced with -m slow.
+TRACED_BY = {
+    "mlp": "tests/training/test_commands.py::test_train_mlp_on_sst2_learns_and_evaluate_reproduces",
+    "cnn": "tests/training/test_faithfulness_commands.py::test_explain_works_for_models_without_attention",
+    "gru": "tests/training/test_faithfulness_commands.py::test_explain_works_for_models_without_attention",
+    "sanet-base": "tests/training/test_sanet_commands.py::test_sanet_base_learns_sst2",
+    "transformer": "tests/models/test_transformer.py::test_transformer_learns_sst2_and_explain_draws_the_colour_map",
+    "hcan-2sa-target": "tests/training/test_hcan_commands.py::test_hcan_learns_bbc",
+    "iram-vanilla": "tests/models/test_iram.py::test_iram_vanilla_learns_sst2_and_explain_and_reproduce_read_it",
+}
+TRACED = {"han", "iram-full"}
 STEP_PARAMS = []
 for (_name, _options), _id in zip(VARIANTS, VARIANT_IDS):
     if _name in TRACED and not _options:
@@ -108,10 +118,19 @@ for (_name, _options), _id in zip(VARIANTS, VARIANT_IDS):
 
 
 def test_one_traced_step_for_each_builder():
+    import importlib
+
     from kerasattn.models import registry
 
-    traced = {registry.get_preset(n).builder for n in TRACED}
+    traced = {registry.get_preset(n).builder for n in TRACED | set(TRACED_BY)}
     assert traced == {registry.get_preset(n).builder for n in KERAS_MODELS}
+    assert not TRACED & set(TRACED_BY)
+    for preset, where in TRACED_BY.items():  # a default test that trains it in graph mode
+        path, name = where.split("::")
+        test = getattr(importlib.import_module(path[:-3].replace("/", ".")), name)
+        assert not [m for m in getattr(test, "pytestmark", []) if m.name == "slow"], where
+        source = open(path, encoding="utf-8").read()
+        assert f'"--model", "{preset}"' in source or f'"{preset}"' in source, where
     assert len(STEP_PARAMS) == len(VARIANTS) + sum(n not in TRACED or bool(o)
                                                    for n, o in VARIANTS)
 
