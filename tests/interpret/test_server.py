@@ -1,8 +1,8 @@
 """The explanation server (issue 23): its JSON API against the Python API, and bad requests.
 
-One tiny run per model family is trained once for the module (SANet, hierarchical
-HCAN, IRAM, the Transformer, and a CNN without attention); each gets a server on a
-free loopback port.
+One tiny run per model family is trained once for the module, when a test first asks
+for it (SANet, hierarchical HCAN, IRAM, the Transformer, and a CNN without attention);
+each gets a server on a free loopback port.
 """
 
 import http.client
@@ -32,6 +32,7 @@ TEXTS = ["a good film. really great fun, a lovely story",
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
+    """family -> its run directory, trained (in seconds) the first time a test asks."""
     from kerasattn.cli import train
 
     tmp = tmp_path_factory.mktemp("server-runs")
@@ -41,25 +42,33 @@ def runs(tmp_path_factory):
     csv.write_text("text,label\n" + "".join(
         f"{(good if i % 2 else bad)[i % 3]} {i},{'pos' if i % 2 else 'neg'}\n"
         for i in range(60)), encoding="utf-8")
-    out = {}
-    for model, options in OPTIONS.items():
-        argv = ["--model", model, "--dataset", f"csv:{csv}", "--epochs", "1",
-                "--output-dir", str(tmp / "runs"), "--run-name", model, "--verbose", "0"]
-        for option in options:
-            argv += ["--model-option", option]
-        out[model] = train.train(argv)[0]
-    return out
+
+    class Runs(dict):
+        def __missing__(self, model):
+            argv = ["--model", model, "--dataset", f"csv:{csv}", "--epochs", "1",
+                    "--output-dir", str(tmp / "runs"), "--run-name", model, "--verbose", "0"]
+            for option in OPTIONS[model]:
+                argv += ["--model-option", option]
+            self[model] = train.train(argv)[0]
+            return self[model]
+
+    return Runs()
 
 
 @pytest.fixture(scope="module")
 def servers(runs):
-    """family -> a serving server on a free loopback port."""
-    started = {}
-    try:
-        for model, run in runs.items():
-            server = make_server(run, port=0, quiet=True)
+    """family -> a serving server on a free loopback port, started the first time a
+    test asks."""
+
+    class Servers(dict):
+        def __missing__(self, model):
+            server = make_server(runs[model], port=0, quiet=True)
             threading.Thread(target=server.serve_forever, daemon=True).start()
-            started[model] = server
+            self[model] = server
+            return server
+
+    started = Servers()
+    try:
         yield started
     finally:
         for server in started.values():
@@ -106,7 +115,9 @@ def _nested_close(a, b, atol):
 
 # -- the API against the Python API -----------------------------------------------------
 
-@pytest.mark.parametrize("family", FAMILIES)
+# IRAM's answer with -m slow: the families the other tests here read, by default
+@pytest.mark.parametrize("family", [pytest.param(f, marks=pytest.mark.slow)
+                                    if f == "iram-vanilla" else f for f in FAMILIES])
 def test_the_api_answers_what_the_python_api_gives(family, runs, servers):
     from kerasattn.interpret import explain_tokens
     from kerasattn.interpret.attributions import predict_probabilities, prepare_documents
