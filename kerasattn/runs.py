@@ -112,6 +112,8 @@ def load_dataset(config, data_dir=None):
                               val_fraction=config["train"]["val_fraction"], seed=config["seed"])
     return datasets.load(config["dataset"], data_dir=data_dir,
                          val_fraction=config["train"]["val_fraction"],
+                         # runs made before the setting existed drew it stratified
+                         val_split=config["train"].get("val_split", "stratified"),
                          seed=config["seed"])
 
 

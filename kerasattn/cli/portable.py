@@ -165,6 +165,7 @@ def prepare(argv, cache=None):
     from kerasattn.data import datasets
     from kerasattn.data.preprocessing import TextPreprocessor
     from kerasattn.cli import train
+    from kerasattn.training.run import load_data
 
     cache = {} if cache is None else cache
     args = train.build_parser().parse_args(argv)
@@ -174,11 +175,10 @@ def prepare(argv, cache=None):
         shlex.quote(a) for a in argv)
     config["train_args"] = list(argv)
     t = config["train"]
-    data_key = (args.dataset, args.data_dir, t["val_fraction"], args.seed)
-    if data_key not in cache:
-        cache[data_key] = datasets.load(args.dataset, data_dir=args.data_dir,
-                                        val_fraction=t["val_fraction"], seed=args.seed,
-                                        download=not args.no_download)
+    data_key = (args.dataset, args.data_dir, t["val_fraction"], t["val_split"], args.seed)
+    if data_key not in cache:  # split as training.train splits it
+        cache[data_key] = load_data(typed, data_dir=args.data_dir,
+                                    download=not args.no_download)
     ds = cache[data_key]
     print(ds.summary(), flush=True)
     default_name = f"{args.model}-{args.dataset.replace(':', '_').replace('/', '_')}-portable"
@@ -211,7 +211,9 @@ def prepare(argv, cache=None):
               f"words found, the rest random", flush=True)
     elif os.path.exists(os.path.join(run_dir, EMBEDDINGS)):
         os.remove(os.path.join(run_dir, EMBEDDINGS))
-    key = hashlib.sha1(json.dumps([args.dataset, args.seed, t["val_fraction"],
+    # (a stratified split keeps the key it had before grouped splits existed)
+    split = [] if t["val_split"] == "stratified" else [t["val_split"]]
+    key = hashlib.sha1(json.dumps([args.dataset, args.seed, t["val_fraction"], *split,
                                    pre.get_config(), pre.vocabulary]).encode()).hexdigest()[:16]
     arrays = os.path.join(os.path.abspath(args.output_dir), ARRAYS_DIR, f"{key}.npz")
     if not os.path.exists(arrays):

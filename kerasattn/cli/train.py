@@ -69,6 +69,10 @@ def build_parser():
     p.add_argument("--val-fraction", type=float,
                    help="fraction of train held out for validation when the dataset has no "
                         "validation split (stratified, seeded by --seed)")
+    p.add_argument("--val-split", choices=["stratified", "grouped"],
+                   help="how that share is drawn: stratified (at random within each class; "
+                        "the default) or grouped (whole groups, so that no group is on both "
+                        "sides: IMDB's films, the 'group' column of your own data)")
     p.add_argument("--vocab-size", type=int, help="maximum vocabulary size (incl. pad, OOV)")
     p.add_argument("--min-freq", type=int, help="minimum training frequency of a word")
     p.add_argument("--embeddings", metavar="FILE",

@@ -54,6 +54,7 @@ import math
 import os
 import re
 import tarfile
+import warnings
 import zipfile
 import zlib
 
@@ -92,8 +93,12 @@ class DatasetIntegrityError(DatasetError):
 
 @dataclasses.dataclass
 class Split:
+    """Texts, their integer labels and, where the data says, the group of each text
+    (e.g. the film an IMDB review is of; None where the data has no groups)."""
+
     texts: list
     labels: np.ndarray
+    groups: np.ndarray | None = None
 
     def __post_init__(self):
         self.labels = np.asarray(self.labels, dtype=np.int64)
@@ -101,12 +106,17 @@ class Split:
             raise ValueError(
                 f"{len(self.texts)} texts but {len(self.labels)} labels"
             )
+        if self.groups is not None:
+            self.groups = np.asarray(self.groups, dtype=object)
+            if len(self.groups) != len(self.labels):
+                raise ValueError(f"{len(self.labels)} labels but {len(self.groups)} groups")
 
     def __len__(self):
         return len(self.texts)
 
     def take(self, indices):
-        return Split([self.texts[i] for i in indices], self.labels[indices])
+        return Split([self.texts[i] for i in indices], self.labels[indices],
+                     None if self.groups is None else self.groups[indices])
 
 
 @dataclasses.dataclass
@@ -493,6 +503,60 @@ def stratified_split(labels, fraction, seed):
     return np.sort(rest), np.sort(held)
 
 
+VAL_SPLITS = ("stratified", "grouped")
+
+
+def grouped_split(labels, groups, fraction, seed):
+    """Indices (rest, held_out) with no group on both sides, about ``fraction`` held out.
+
+    Uses scikit-learn's ``StratifiedGroupKFold`` with ``round(1 / fraction)`` folds
+    (shuffled by ``seed``) and holds out its first fold: whole groups, with the classes
+    in about their proportions. The share held out is that of the fold (0.1 and 0.2 give
+    10 and 5 folds; 0.3 gives 3, a third). Indices come back sorted.
+
+    Raises:
+        ValueError: fewer groups than folds.
+    """
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    labels = np.asarray(labels, dtype=np.int64)
+    groups = np.asarray(groups, dtype=object)
+    folds = max(2, round(1 / fraction))
+    distinct = len(set(groups.tolist()))
+    if distinct < folds:
+        raise ValueError(f"holding out {fraction:g} by groups needs at least {folds} groups; "
+                         f"there are {distinct}")
+    # StratifiedGroupKFold wants sortable group labels of one type
+    codes = np.unique(groups.astype(str), return_inverse=True)[1]
+    splitter = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed)
+    with warnings.catch_warnings():
+        # "The least populated class in y has only n members": a class in fewer groups
+        # than folds is held out where its groups fall, which is what is wanted here
+        warnings.simplefilter("ignore", UserWarning)
+        rest, held = next(splitter.split(np.zeros(len(labels)), labels, codes))
+    return np.sort(rest), np.sort(held)
+
+
+def hold_out_validation(train, fraction, seed, val_split="stratified"):
+    """Split ``train`` (a :class:`Split`) into (train, val, note) as :func:`load` does."""
+    if val_split not in VAL_SPLITS:
+        raise ValueError(f"val_split must be one of {', '.join(VAL_SPLITS)}, got {val_split!r}")
+    if val_split == "stratified":
+        rest, held = stratified_split(train.labels, fraction, seed)
+        return (train.take(rest), train.take(held),
+                f"validation split: stratified {fraction:g} of train (seed {seed})")
+    if train.groups is None:
+        raise ValueError("a grouped validation split needs the group of each training "
+                         "text, and this dataset has none (IMDB has its films; your own "
+                         "data, a 'group' column)")
+    rest, held = grouped_split(train.labels, train.groups, fraction, seed)
+    val = train.take(held)
+    return (train.take(rest), val,
+            f"validation split: grouped, {len(held):,} texts of "
+            f"{len(set(val.groups.tolist())):,} groups ({len(held) / len(train):.3f} of "
+            f"train, stratified by class; seed {seed}); no group is on both sides")
+
+
 def _splittable(n, fractions):
     """Whether ``fractions`` can be held out of ``n`` rows in turn, leaving rows on both sides."""
     for f in fractions:
@@ -544,7 +608,7 @@ def describe():
 
 
 def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=True,
-         verify=None):
+         verify=None, val_split="stratified"):
     """Load a dataset by name.
 
     Args:
@@ -553,6 +617,10 @@ def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=T
         val_fraction: the fraction of train held out (stratified) as the
             validation split when the dataset has no official one; in (0, 1).
         seed: the seed of that validation split.
+        val_split: how that split is drawn: ``"stratified"`` (a random share of each
+            class) or ``"grouped"`` (whole groups, e.g. every review of a film: no group
+            on both sides; see :func:`grouped_split`). Grouped needs the group of each
+            training text: IMDB's films, a ``group`` column of your own data.
         download: whether to download when the files are not found.
         verify: whether to check a built-in dataset's files against the published
             checksums and counts (see the module docstring); None: unless
@@ -564,10 +632,13 @@ def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=T
     Raises:
         DatasetNotFoundError, DatasetFormatError, DatasetIntegrityError: see the
             module docstring.
-        ValueError: an unknown name, or val_fraction outside (0, 1).
+        ValueError: an unknown name, val_fraction outside (0, 1), an unknown val_split,
+            or a grouped split of a dataset without groups.
     """
     if not 0.0 < val_fraction < 1.0:
         raise ValueError(f"val_fraction must be in (0, 1), got {val_fraction}")
+    if val_split not in VAL_SPLITS:
+        raise ValueError(f"val_split must be one of {', '.join(VAL_SPLITS)}, got {val_split!r}")
     user = name.startswith(("csv:", "jsonl:", "tsv:"))
     if user:
         fmt, path = name.split(":", 1)
@@ -583,13 +654,15 @@ def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=T
         )
     notes = list(notes)
     if "val" not in splits:
-        train = splits["train"]
-        rest, held = stratified_split(train.labels, val_fraction, seed)
-        splits["val"] = train.take(held)
-        splits["train"] = train.take(rest)
-        notes.append(
-            f"validation split: stratified {val_fraction:g} of train (seed {seed})"
-        )
+        try:
+            splits["train"], splits["val"], note = hold_out_validation(
+                splits["train"], val_fraction, seed, val_split)
+        except ValueError as e:
+            raise ValueError(f"{name}: {e}") from None
+        notes.append(note)
+    elif val_split != "stratified":
+        notes.append(f"validation split: the dataset's own ({val_split} applies only where "
+                     "a share of train is held out)")
     ds = TextDataset(name, splits["train"], splits["val"], splits["test"],
                      list(class_names), notes)
     for s in SPLITS:
@@ -615,6 +688,28 @@ IMDB_REMOTE = Remote(
     "7c2ac02c03563afcf9b574c7e56c153a",
 )
 _IMDB_NAME = re.compile(r"(?:^|/)aclImdb/(train|test)/(pos|neg)/(\d+)_(\d+)\.txt$")
+# the film of review pos/ID_RATING.txt is line ID (from 0) of urls_pos.txt
+_IMDB_URLS = re.compile(r"(?:^|/)aclImdb/(train|test)/urls_(pos|neg)\.txt$")
+_IMDB_FILM = re.compile(r"/title/(tt\d+)")
+
+
+def _imdb_films(path, split, ids, urls):
+    """The film (e.g. ``tt0453418``) of each review of ``split``, from the archive's
+    ``urls_{pos,neg}.txt``; None when a copy has none of them."""
+    if not any((split, polarity) in urls for polarity in ("pos", "neg")):
+        return None
+    films = []
+    for polarity, i in ids:
+        lines = urls.get((split, polarity))
+        where = f"{path}: aclImdb/{split}/urls_{polarity}.txt"
+        if lines is None:
+            raise DatasetFormatError(f"{where} is missing (the other polarity's is there)")
+        if i >= len(lines):
+            raise DatasetFormatError(f"{where} has {len(lines):,} lines; review "
+                                     f"{polarity}/{i}_*.txt needs line {i + 1:,}")
+        film = _IMDB_FILM.search(lines[i])
+        films.append(film.group(1) if film else lines[i].strip())
+    return films
 
 
 @register("imdb", "IMDB movie reviews, binary, official 25k/25k split")
@@ -630,8 +725,13 @@ def load_imdb(data_dir=None, download=True, verify=True):
     _verify_published(path, "imdb/" + os.path.basename(path), verify)
     if os.path.isdir(path) and os.path.basename(path.rstrip("/")) == "aclImdb":
         path = os.path.dirname(path.rstrip("/"))  # keep the aclImdb/ prefix
-    parts = {"train": ([], []), "test": ([], [])}
+    parts = {"train": ([], [], []), "test": ([], [], [])}
+    urls = {}  # (split, polarity) -> the lines of urls_{polarity}.txt
     for rel, raw in _Tree(path).files():
+        u = _IMDB_URLS.search(rel)
+        if u:
+            urls[u.groups()] = _decode(raw, f"{path}:{rel}").splitlines()
+            continue
         m = _IMDB_NAME.search(rel)
         if not m:
             continue  # imdb.vocab, README, unsup/, *.feat: not labelled reviews
@@ -639,7 +739,9 @@ def load_imdb(data_dir=None, download=True, verify=True):
         text = _decode(raw, f"{path}:{rel}")
         parts[split][0].append(text)
         parts[split][1].append(1 if polarity == "pos" else 0)
-    splits = {s: Split(t, l) for s, (t, l) in parts.items()}
+        parts[split][2].append((polarity, int(m.group(3))))
+    splits = {s: Split(t, l, _imdb_films(path, s, ids, urls))
+              for s, (t, l, ids) in parts.items()}
     if not len(splits["train"]) or not len(splits["test"]):
         raise DatasetFormatError(f"{path}: no aclImdb/{{train,test}}/{{pos,neg}}/*.txt reviews")
     if verify:
@@ -1165,14 +1267,18 @@ def load_user_file(path, fmt, val_fraction=0.1):
             rows.setdefault(split, []).append(_user_row(r, path, n, fmt))
     else:
         raise DatasetNotFoundError(f"{fmt}:{path}: no such file or directory")
-    raw_labels = {lab for part in rows.values() for _, lab, _ in part}
+    raw_labels = {lab for part in rows.values() for _, lab, *_ in part}
     if all(re.fullmatch(r"-?\d+", x) for x in raw_labels):
         ordered = sorted(raw_labels, key=lambda x: (int(x), x))
     else:
         ordered = sorted(raw_labels)
     index = {lab: i for i, lab in enumerate(ordered)}
     class_names = list(ordered)
-    splits = {s: Split([t for t, _, _ in part], [index[lab] for _, lab, _ in part])
+    grouped = any(g is not None for part in rows.values() for *_, g in part)
+    splits = {s: Split([t for t, *_ in part], [index[lab] for _, lab, *_ in part],
+                       # a row without a group is a group of its own
+                       [g if g is not None else f"\0{where}" for _, _, where, g in part]
+                       if grouped else None)
               for s, part in rows.items()}
     notes = [f"source: {path}"]
     if not len(splits.get("train", ())):
@@ -1193,10 +1299,19 @@ def load_user_file(path, fmt, val_fraction=0.1):
             f"{rows_needed([held_out[s] for s in missing])} rows to split off {parts} rows"
         )
     if "test" not in splits:
-        rest, held = stratified_split(splits["train"].labels, 0.2, DEFINITION_SEED)
-        splits["test"] = splits["train"].take(held)
-        splits["train"] = splits["train"].take(rest)
-        notes.append("no test rows given: test is a stratified 20% of the rows (seed 0)")
+        train = splits["train"]
+        if grouped:
+            try:
+                rest, held = grouped_split(train.labels, train.groups, 0.2, DEFINITION_SEED)
+            except ValueError as e:
+                raise DatasetFormatError(f"{path}: the test split: {e}") from None
+            how = "20% of the rows as whole groups, stratified by class"
+        else:
+            rest, held = stratified_split(train.labels, 0.2, DEFINITION_SEED)
+            how = "a stratified 20% of the rows"
+        splits["test"] = train.take(held)
+        splits["train"] = train.take(rest)
+        notes.append(f"no test rows given: test is {how} (seed 0)")
     return splits, class_names, notes
 
 
@@ -1220,5 +1335,13 @@ def _user_row(row, path, lineno, fmt):
             f"{path}:{lineno}: label {label!r} contains a line break; class names are "
             "written one per line (labels.txt)"
         )
-    return text, label, f"{path}:{lineno}"
+    group = row.get("group")
+    if isinstance(group, str):
+        group = group.strip() or None
+    elif isinstance(group, int) and not isinstance(group, bool):
+        group = str(group)
+    elif group is not None:
+        raise DatasetFormatError(
+            f"{path}:{lineno}: 'group' must be a string or an integer, got {group!r}")
+    return text, label, f"{path}:{lineno}", group
 

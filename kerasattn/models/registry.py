@@ -18,6 +18,9 @@ TRAIN_DEFAULTS = {
     "epochs": 10,
     "max_length": None,
     "val_fraction": 0.1,
+    # how that share is drawn: "stratified" (at random within each class) or "grouped"
+    # (whole groups, e.g. an IMDB film's reviews; kerasattn.data.datasets.grouped_split)
+    "val_split": "stratified",
     "vocab_size": 50000,
     "min_freq": 2,
     "text_mode": "default",

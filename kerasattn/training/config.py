@@ -13,6 +13,7 @@ import dataclasses
 import os
 from typing import Any
 
+from kerasattn.data.datasets import VAL_SPLITS
 from kerasattn.models.registry import TRAIN_DEFAULTS
 
 
@@ -53,6 +54,10 @@ def check_settings(values, flag=lambda key: key):
     if warmup is not None and not 0 <= warmup < 1:
         raise ConfigError(f"{flag('warmup')} is a share of the training steps, in [0, 1); "
                           f"got {warmup}")
+    val_split = values.get("val_split")
+    if val_split is not None and val_split not in VAL_SPLITS:
+        raise ConfigError(f"{flag('val_split')} must be one of {', '.join(VAL_SPLITS)}, "
+                          f"got {val_split!r}")
     fraction = values.get("val_fraction")
     if fraction is not None and not 0 < fraction < 1:
         raise ConfigError(f"{flag('val_fraction')} must be between 0 and 1 (exclusive), "
@@ -70,6 +75,7 @@ class TrainSettings:
     epochs: int = TRAIN_DEFAULTS["epochs"]
     max_length: int | None = TRAIN_DEFAULTS["max_length"]
     val_fraction: float = TRAIN_DEFAULTS["val_fraction"]
+    val_split: str = TRAIN_DEFAULTS["val_split"]
     vocab_size: int = TRAIN_DEFAULTS["vocab_size"]
     min_freq: int = TRAIN_DEFAULTS["min_freq"]
     text_mode: str = TRAIN_DEFAULTS["text_mode"]
@@ -165,6 +171,10 @@ class RunConfig:
                 f"which a streamed dataset does not give" + ("" if given else
                 f" ({model}'s {recipe} recipe schedules its learning rate: give "
                 f"{flag('lr_schedule')} constant {flag('warmup')} 0)"))
+        if stream and settings["val_split"] == "grouped":
+            raise ConfigError(f"{flag('val_split')} grouped needs the whole training split "
+                              f"at once; a streamed dataset holds out rows by a hash of each "
+                              f"row ({flag('val_split')} stratified)")
         if mixed_precision not in MIXED_PRECISION:
             raise ConfigError(f"{flag('mixed_precision')} must be one of "
                               f"{', '.join(MIXED_PRECISION)}, got {mixed_precision!r}")

@@ -371,7 +371,8 @@ def load_data(config, data_dir=None, download=True):
                                   val_fraction=config.train.val_fraction, seed=config.seed,
                                   download=download)
         return datasets.load(config.dataset, data_dir=data_dir,
-                             val_fraction=config.train.val_fraction, seed=config.seed,
+                             val_fraction=config.train.val_fraction,
+                             val_split=config.train.val_split, seed=config.seed,
                              download=download)
     except datasets.DatasetError:
         raise

@@ -25,6 +25,21 @@ def test_imdb_official_split():
     assert counts(ds.val) == {0: 1250, 1: 1250}
     assert ds.class_names == ["neg", "pos"]
     assert all(isinstance(t, str) and t for t in ds.test.texts[:50])
+    # the films of the url lists: 3,456 in train, 3,581 in test, one of them in both
+    train_films = set(ds.train.groups) | set(ds.val.groups)
+    assert (len(train_films), len(set(ds.test.groups))) == (3456, 3581)
+    assert len(train_films & set(ds.test.groups)) == 1
+    # a stratified validation review nearly always has its film in training
+    assert sum(f in set(ds.train.groups) for f in ds.val.groups) > 0.9 * len(ds.val)
+
+
+def test_imdb_validation_grouped_by_film():
+    ds = d.load("imdb", val_split="grouped", seed=0)
+    assert len(ds.train) + len(ds.val) == 25000
+    assert not set(ds.train.groups) & set(ds.val.groups)
+    assert 2300 < len(ds.val) < 2700  # one fold of ten: whole films, about a tenth
+    assert abs(counts(ds.val)[1] / len(ds.val) - 0.5) < 0.02  # stratified by class
+    assert "no group is on both sides" in ds.notes[-1]
 
 
 def test_imdb_random_split_is_the_transformer_papers_protocol():
