@@ -197,3 +197,27 @@ def test_a_dataset_with_its_own_validation_split_keeps_it_and_says_so(tmp_path):
     ds = d.load(f"csv:{path}", val_split="grouped")  # no groups needed: nothing to draw
     assert len(ds.val) == 10 and ds.val.groups is None
     assert "the dataset's own (grouped applies only where" in ds.notes[-1]
+
+
+def test_a_grouped_run_is_evaluated_on_the_split_it_was_trained_with(tmp_path):
+    """training.evaluate rebuilds the run's split from config.json: the same validation
+    texts, so the same validation metrics, as the run recorded."""
+    from kerasattn import runs
+    from kerasattn.cli import train
+
+    rng = np.random.default_rng(0)
+    words = ["good", "bad", "fine", "dull", "witty", "flat"]
+    rows = [(" ".join(rng.choice(words, 6)), g % 2, g) for g in range(60) for _ in range(4)]
+    path = tmp_path / "rows.csv"
+    write(path, "text,label,group\n" + "".join(f"{t},{y},{g}\n" for t, y, g in rows))
+    out = tmp_path / "runs"
+    assert train.main(["--model", "nb", "--dataset", f"csv:{path}", "--val-split", "grouped",
+                       "--seed", "2", "--output-dir", str(out), "--run-name", "r"]) == 0
+    run = out / "r"
+    config = runs.read_json(run / runs.CONFIG)
+    assert config["train"]["val_split"] == "grouped"
+    assert any("no group is on both sides" in n for n in config["dataset_notes"])
+    ds = runs.load_dataset(config)
+    assert not set(ds.train.groups) & set(ds.val.groups)
+    assert runs.evaluate_run(str(run), None, ("val",))["val"] == \
+        runs.read_json(run / runs.METRICS)["val"]
