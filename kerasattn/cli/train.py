@@ -68,8 +68,8 @@ def build_parser():
     p.add_argument("--max-words", type=int, help="hierarchical models: words per sentence")
     p.add_argument("--val-fraction", type=float,
                    help="fraction of train held out for validation when the dataset has no "
-                        "validation split (stratified, seeded by --seed)")
-    p.add_argument("--val-split", choices=["stratified", "grouped"],
+                        "validation split (drawn as --val-split says, seeded by --seed)")
+    p.add_argument("--val-split", choices=datasets.VAL_SPLITS,
                    help="how that share is drawn: stratified (at random within each class; "
                         "the default) or grouped (whole groups, so that no group is on both "
                         "sides: IMDB's films, the 'group' column of your own data)")

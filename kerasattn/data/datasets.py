@@ -614,8 +614,8 @@ def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=T
     Args:
         name: a name from :func:`names`, or ``csv:PATH`` / ``jsonl:PATH``.
         data_dir: a directory to look in first.
-        val_fraction: the fraction of train held out (stratified) as the
-            validation split when the dataset has no official one; in (0, 1).
+        val_fraction: the fraction of train held out as the validation split when
+            the dataset has no official one; in (0, 1).
         seed: the seed of that validation split.
         val_split: how that split is drawn: ``"stratified"`` (a random share of each
             class) or ``"grouped"`` (whole groups, e.g. every review of a film: no group
