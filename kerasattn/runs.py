@@ -101,20 +101,23 @@ def environment():
     }
 
 
-def load_dataset(config, data_dir=None):
-    """The dataset of a run, split exactly as in training (streamed if it was)."""
+def load_dataset(config, data_dir=None, download=True):
+    """The dataset of a run (its ``config.json`` dictionary), split exactly as in training
+    (streamed if it was); training loads through here too
+    (:func:`kerasattn.training.run.load_data`)."""
     from kerasattn.data import datasets
 
     if config.get("stream"):
         from kerasattn.data import streaming
 
         return streaming.load(config["dataset"], data_dir=data_dir,
-                              val_fraction=config["train"]["val_fraction"], seed=config["seed"])
+                              val_fraction=config["train"]["val_fraction"], seed=config["seed"],
+                              download=download)
     return datasets.load(config["dataset"], data_dir=data_dir,
                          val_fraction=config["train"]["val_fraction"],
                          # runs made before the setting existed drew it stratified
                          val_split=config["train"].get("val_split", "stratified"),
-                         seed=config["seed"])
+                         seed=config["seed"], download=download)
 
 
 def as_probabilities(outputs):

@@ -361,19 +361,11 @@ def _finished(run_dir, log):
 def load_data(config, data_dir=None, download=True):
     """The run's dataset (streamed if configured), split as the run splits it; bad
     data raises a ``DatasetError``, other bad values :class:`ConfigError`."""
+    from kerasattn import runs
     from kerasattn.data import datasets
 
-    try:
-        if config.stream:
-            from kerasattn.data import streaming
-
-            return streaming.load(config.dataset, data_dir=data_dir,
-                                  val_fraction=config.train.val_fraction, seed=config.seed,
-                                  download=download)
-        return datasets.load(config.dataset, data_dir=data_dir,
-                             val_fraction=config.train.val_fraction,
-                             val_split=config.train.val_split, seed=config.seed,
-                             download=download)
+    try:  # one place splits a run's data, for training and for evaluate, explain, reproduce
+        return runs.load_dataset(config.to_json(), data_dir=data_dir, download=download)
     except datasets.DatasetError:
         raise
     except ValueError as e:
