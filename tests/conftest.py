@@ -35,6 +35,37 @@ def write(path, text, mode="w"):
     return str(path)
 
 
+def write_aclimdb(root, reviews=3, films=None, drop=()):
+    """A small ``aclImdb/`` directory under ``root`` in the published layout: ``reviews``
+    reviews a split and polarity (``ID_RATING.txt``, text ``"POL review ID of SPLIT"``),
+    ``imdb.vocab``, and each split's ``urls_{pos,neg}.txt`` (review ID is line ID; by
+    default two reviews a film, or the lines ``films``) but for the (split, polarity)
+    pairs in ``drop``. Returns ``root``."""
+    for split in ("train", "test"):
+        for pol, rating in (("pos", 8), ("neg", 2)):
+            folder = root / "aclImdb" / split / pol
+            folder.mkdir(parents=True)
+            for i in range(reviews):
+                write(folder / f"{i}_{rating}.txt", f"{pol} review {i} of {split}")
+            lines = films or [f"http://www.imdb.com/title/tt000000{i // 2}/usercomments"
+                              for i in range(reviews)]
+            if (split, pol) not in drop:
+                write(root / "aclImdb" / split / f"urls_{pol}.txt", "\n".join(lines) + "\n")
+    write(root / "aclImdb" / "imdb.vocab", "the\n")
+    return root
+
+
+def write_yelp_polarity(root, n_train=20):
+    """``root/yelp_review_polarity_csv/`` in Zhang et al.'s layout: ``n_train`` rows
+    ``"1|2","review I"`` in train.csv, the test rows "bad" (1) and "good" (2). Returns
+    the folder."""
+    folder = root / "yelp_review_polarity_csv"
+    folder.mkdir(parents=True)
+    write(folder / "train.csv", "".join(f'"{1 + i % 2}","review {i}"\n' for i in range(n_train)))
+    write(folder / "test.csv", '"1","bad"\n"2","good"\n')
+    return folder
+
+
 def learnability_csv(tmp_path, learnable):
     """A 200-row CSV dataset. Learnable: the first word gives the label. Not learnable:
     every text is the same (two thirds positive), so the best a model can do is the

@@ -7,7 +7,7 @@ import zipfile
 import pytest
 
 from kerasattn.data import datasets as d
-from tests.conftest import write
+from tests.conftest import write_aclimdb, write_yelp_polarity
 
 
 @pytest.fixture(autouse=True)
@@ -19,13 +19,7 @@ def _no_mirror(monkeypatch):
 
 
 def test_imdb_extracted_directory(tmp_path):
-    for split in ("train", "test"):
-        for pol, rating in (("pos", 8), ("neg", 2)):
-            folder = tmp_path / "aclImdb" / split / pol
-            folder.mkdir(parents=True)
-            for i in range(3):
-                write(folder / f"{i}_{rating}.txt", f"{pol} review {i} <br />")
-    write(tmp_path / "aclImdb" / "imdb.vocab", "the\n")
+    write_aclimdb(tmp_path, drop={(s, p) for s in ("train", "test") for p in ("pos", "neg")})
     ds = d.load("imdb", data_dir=tmp_path, download=False, val_fraction=1 / 3)
     assert len(ds.train) + len(ds.val) == 6 and len(ds.test) == 6
     assert sorted(ds.test.labels.tolist()) == [0, 0, 0, 1, 1, 1]
@@ -45,10 +39,7 @@ def test_bbc_zip_and_latin1(tmp_path):
 
 
 def test_zhang_tgz_archive(tmp_path):
-    folder = tmp_path / "src" / "yelp_review_polarity_csv"
-    folder.mkdir(parents=True)
-    write(folder / "train.csv", "".join(f'"{1 + i % 2}","review {i}"\n' for i in range(20)))
-    write(folder / "test.csv", '"1","bad"\n"2","good"\n')
+    folder = write_yelp_polarity(tmp_path / "src")
     with tarfile.open(tmp_path / "yelp_review_polarity_csv.tgz", "w:gz") as tar:
         tar.add(folder, arcname="yelp_review_polarity_csv")
     ds = d.load("yelp_polarity", data_dir=tmp_path, download=False)

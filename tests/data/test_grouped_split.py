@@ -11,7 +11,7 @@ import pytest
 from kerasattn.data import datasets as d
 from kerasattn.training import RunConfig
 from kerasattn.training.config import ConfigError
-from tests.conftest import write
+from tests.conftest import write, write_aclimdb
 
 
 @pytest.fixture(autouse=True)
@@ -56,18 +56,8 @@ def test_grouped_split_needs_a_group_per_fold():
 
 
 def _imdb(tmp_path, films=None, drop=()):
-    """A small aclImdb directory: six reviews a split and polarity, of three films."""
-    for split in ("train", "test"):
-        for pol, rating in (("pos", 8), ("neg", 2)):
-            folder = tmp_path / "aclImdb" / split / pol
-            folder.mkdir(parents=True)
-            for i in range(6):
-                write(folder / f"{i}_{rating}.txt", f"{pol} review {i} of {split}")
-            lines = films or [f"http://www.imdb.com/title/tt000000{i // 2}/usercomments"
-                              for i in range(6)]
-            if (split, pol) not in drop:
-                write(tmp_path / "aclImdb" / split / f"urls_{pol}.txt", "\n".join(lines) + "\n")
-    return tmp_path
+    """Six reviews a split and polarity, of three films."""
+    return write_aclimdb(tmp_path, 6, films, drop)
 
 
 def test_imdb_reviews_are_grouped_by_the_film_of_their_url(tmp_path):

@@ -8,7 +8,7 @@ import tarfile
 import pytest
 
 from kerasattn.data import datasets as d
-from tests.conftest import write
+from tests.conftest import write, write_yelp_polarity
 
 BBC_MD5 = "ac05b5ea0cbe45305d233e88b2229c67"
 
@@ -153,18 +153,10 @@ def test_verification_is_cached_by_path_size_and_mtime(tmp_path, monkeypatch):
 # Zhang et al. CSV datasets: made here, no mirror needed
 
 
-def _yelp_folder(root, n_train=20):
-    folder = root / "yelp_review_polarity_csv"
-    folder.mkdir(parents=True)
-    write(folder / "train.csv", "".join(f'"{1 + i % 2}","review {i}"\n' for i in range(n_train)))
-    write(folder / "test.csv", '"1","bad"\n"2","good"\n')
-    return folder
-
-
 def test_zhang_counts_are_checked(tmp_path, monkeypatch):
     monkeypatch.delenv(d.ENV_VAR, raising=False)
     monkeypatch.delenv(d.VERIFY_ENV, raising=False)
-    folder = _yelp_folder(tmp_path)
+    folder = write_yelp_polarity(tmp_path)
     with pytest.raises(d.DatasetIntegrityError,
                        match=rf"^{folder / 'train.csv'}: 20 train documents, expected 560,000"):
         d.load("yelp_polarity", data_dir=tmp_path, download=False)
@@ -174,7 +166,7 @@ def test_zhang_counts_are_checked(tmp_path, monkeypatch):
 def test_zhang_archive_checksum_and_damage(tmp_path, monkeypatch):
     monkeypatch.delenv(d.ENV_VAR, raising=False)
     monkeypatch.delenv(d.VERIFY_ENV, raising=False)
-    folder = _yelp_folder(tmp_path / "src", n_train=3000)
+    folder = write_yelp_polarity(tmp_path / "src", n_train=3000)
     archive = tmp_path / "data" / "yelp_review_polarity_csv.tgz"
     archive.parent.mkdir()
     with tarfile.open(archive, "w:gz") as tar:
