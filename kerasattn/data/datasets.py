@@ -543,8 +543,14 @@ def hold_out_validation(train, fraction, seed, val_split="stratified"):
         raise ValueError(f"val_split must be one of {', '.join(VAL_SPLITS)}, got {val_split!r}")
     if val_split == "stratified":
         rest, held = stratified_split(train.labels, fraction, seed)
-        return (train.take(rest), train.take(held),
-                f"validation split: stratified {fraction:g} of train (seed {seed})")
+        note = f"validation split: stratified {fraction:g} of train (seed {seed})"
+        if train.groups is not None:
+            # say what a random share of grouped texts does: it can read high
+            seen = set(train.groups[rest].tolist())
+            shared = sum(g in seen for g in train.groups[held].tolist())
+            note += (f"; {shared:,} of its {len(held):,} texts share their group with a "
+                     "training text (--val-split grouped holds out whole groups)")
+        return train.take(rest), train.take(held), note
     if train.groups is None:
         raise ValueError("a grouped validation split needs the group of each training "
                          "text, and this dataset has none (IMDB has its films; your own "

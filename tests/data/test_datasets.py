@@ -30,7 +30,9 @@ def test_imdb_official_split():
     assert (len(train_films), len(set(ds.test.groups))) == (3456, 3581)
     assert len(train_films & set(ds.test.groups)) == 1
     # a stratified validation review nearly always has its film in training
-    assert sum(f in set(ds.train.groups) for f in ds.val.groups) > 0.9 * len(ds.val)
+    shared = sum(f in set(ds.train.groups) for f in ds.val.groups)
+    assert shared > 0.9 * len(ds.val)
+    assert f"{shared:,} of its 2,500 texts share their group with a training text" in ds.notes[-1]
 
 
 def test_imdb_validation_grouped_by_film():

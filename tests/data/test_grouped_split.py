@@ -140,6 +140,27 @@ def test_too_few_groups_for_the_test_split_is_a_format_error(tmp_path):
         d.load(f"csv:{path}")
 
 
+@pytest.mark.parametrize("groups,shared", [
+    (["one film"] * 20, "4 of its 4 texts share their group with a training text"),
+    ([f"film {i}" for i in range(20)], "0 of its 4 texts share their group"),
+    ([f"film {i // 2}" for i in range(20)], None),  # pairs: counted below
+    (None, None),
+])
+def test_a_stratified_split_of_grouped_texts_says_how_many_share_a_group(groups, shared):
+    train = d.Split([f"t{i}" for i in range(20)], [i % 2 for i in range(20)], groups)
+    rest, val, note = d.hold_out_validation(train, 0.2, seed=0)
+    assert note.startswith("validation split: stratified 0.2 of train (seed 0)")
+    if groups is None:
+        assert "share" not in note
+        return
+    assert note.endswith("(--val-split grouped holds out whole groups)")
+    if shared is None:  # by hand: a held-out text shares its pair's film unless both are held out
+        held = [int(t[1:]) for t in val.texts]
+        count = sum((i ^ 1) not in held for i in held)
+        shared = f"{count} of its 4 texts share their group"
+    assert shared in note
+
+
 def test_data_without_groups_cannot_be_split_by_group(tmp_path):
     path = tmp_path / "rows.csv"
     write(path, "text,label\n" + "".join(f"t{i},{i % 2}\n" for i in range(40)))
