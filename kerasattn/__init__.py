@@ -15,15 +15,20 @@ import os
 # an explicit setting of the user's wins)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from kerasattn import layers, optimizers  # noqa: E402,F401  (register_keras_serializable)
+from kerasattn._quiet import quiet_native_import  # noqa: E402
 
-# The task needs TensorFlow (its preprocessing is tf.strings / tf.lookup); a JAX or
-# PyTorch machine without TensorFlow (kerasattn portable fit) still imports the rest.
-try:
-    import tensorflow  # noqa: F401
-except ImportError:
-    pass
-else:
-    from kerasattn.tasks import TextClassifier, TextClassifierPreprocessor  # noqa: F401
+# Keras imports TensorFlow here, and some of its import-time log lines ignore
+# TF_CPP_MIN_LOG_LEVEL (tensorflow/tensorflow#100442): kerasattn._quiet drops them
+with quiet_native_import():
+    from kerasattn import layers, optimizers  # noqa: E402,F401  (register_keras_serializable)
+
+    # The task needs TensorFlow (its preprocessing is tf.strings / tf.lookup); a JAX or
+    # PyTorch machine without TensorFlow (kerasattn portable fit) still imports the rest.
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        from kerasattn.tasks import TextClassifier, TextClassifierPreprocessor  # noqa: F401
 
 __version__ = "0.1.0"

@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import runpy
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 
 import kerasattn
 import kerasattn.cli as cli
+from kerasattn import _quiet
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 COMMANDS = ["train", "evaluate", "export", "predict", "explain", "reproduce", "portable",
@@ -38,6 +40,19 @@ def test_help_lists_every_command_and_imports_none(flag, imports, capsys):
               for line in out.split("commands:")[1].strip().split("\n\n")[0].splitlines()]
     assert listed == COMMANDS
     assert imports == []
+
+
+def test_python_dash_m_kerasattn_is_the_console_command(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["kerasattn", "--version"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module("kerasattn", run_name="__main__")
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"kerasattn {kerasattn.__version__}\n"
+    monkeypatch.setattr(sys, "argv", ["kerasattn", "nonsense"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module("kerasattn", run_name="__main__")
+    assert done.value.code == 2
+    assert "error: unknown command 'nonsense'" in capsys.readouterr().err
 
 
 def test_no_arguments_is_a_usage_error(imports, capsys):
@@ -134,7 +149,10 @@ def test_pip_installs_the_package_and_its_console_command(installed):
 
     # the console command runs the installed package's commands (each start imports
     # TensorFlow, about 9 s: --help and --version are tested in this process above)
-    assert "usage: kerasattn train" in run(venv / "bin" / "kerasattn", "train", "--help").stdout
+    command = run(venv / "bin" / "kerasattn", "train", "--help")
+    assert "usage: kerasattn train" in command.stdout
+    # and without TensorFlow's import-time log lines (kerasattn._quiet)
+    assert _quiet.dropped(command.stderr, 3) == command.stderr, command.stderr
 
     # the package and its subpackages only, with their metadata and entry point
     meta = run(python, "-c", "import importlib.metadata as m; d = m.distribution('kerasattn'); "

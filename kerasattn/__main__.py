@@ -1,0 +1,7 @@
+"""``python -m kerasattn <command> [args...]``: the ``kerasattn`` console command."""
+
+import sys
+
+from kerasattn.cli import main
+
+sys.exit(main())

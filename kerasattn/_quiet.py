@@ -1,0 +1,69 @@
+"""Drop the lines TensorFlow's native code logs while it is imported that its level should hide.
+
+TensorFlow 2.19 and later log a few lines at import that ``TF_CPP_MIN_LOG_LEVEL`` does not
+silence (tensorflow/tensorflow#100442): absl's ``WARNING: All log messages before
+absl::InitializeLog() is called are written to STDERR`` and INFO lines such as
+``I0000 00:00:... cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will
+not be used.``, twice, before every command's output. :func:`quiet_native_import` sends
+file descriptor 2 to a temporary file while the imports run and then writes back all of
+it but absl's lines of the severities that the level hides, so Python's warnings, a
+failed import's messages and whatever the level lets through still show.
+"""
+
+import contextlib
+import os
+import re
+import sys
+import tempfile
+
+# absl's preamble, and its line format: severity (I, W, E, F), month and day, time,
+# thread, file:line]
+PREAMBLE = "WARNING: All log messages before absl::InitializeLog() is called"
+LINE = re.compile(r"([IWEF])\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\] ")
+
+
+def dropped(text, level):
+    """``text`` without absl's preamble and the lines of the severities that
+    ``TF_CPP_MIN_LOG_LEVEL=level`` hides (1: INFO; 2: and WARNING; 3: and ERROR)."""
+    hidden = "IWE"[:level]
+
+    def shown(line):
+        match = LINE.match(line)
+        return not (line.startswith(PREAMBLE) or (match and match.group(1) in hidden))
+
+    return "".join(line for line in text.splitlines(keepends=True) if shown(line))
+
+
+@contextlib.contextmanager
+def quiet_native_import():
+    """Run the body with file descriptor 2 captured, then write back what it wrote to
+    standard error less what :func:`dropped` drops at ``TF_CPP_MIN_LOG_LEVEL``. Does
+    nothing where that level is 0 or unset, TensorFlow is imported already, or
+    descriptor 2 cannot be duplicated."""
+    level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0")
+    level = int(level) if level.isdigit() else 0
+    if level < 1 or "tensorflow" in sys.modules:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    with tempfile.TemporaryFile() as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield
+        finally:
+            try:
+                sys.stderr.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            kept = dropped(capture.read().decode("utf-8", "replace"), level)
+            if kept:
+                sys.stderr.write(kept)
+                sys.stderr.flush()

@@ -1,0 +1,60 @@
+"""TensorFlow's import-time absl lines that TF_CPP_MIN_LOG_LEVEL does not hide."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kerasattn import _quiet
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PREAMBLE = "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n"
+INFO = "I0000 00:00:1795840963.763604   14924 cudart_stub.cc:31] Could not find cuda drivers\n"
+WARN = "W1128 04:42:00.123456    7 gpu/cuda_dnn.cc:8579] Unable to register cuDNN factory\n"
+ERROR = "E0000 00:00:1795840963.9   14924 cuda_blas.cc:1407] Unable to register cuBLAS\n"
+PYTHON = "/x/y.py:3: UserWarning: a warning of Python's\n"
+
+
+@pytest.mark.parametrize("level,kept", [
+    (1, [WARN, ERROR, PYTHON]),
+    (2, [ERROR, PYTHON]),
+    (3, [PYTHON]),
+])
+def test_dropped_hides_the_severities_the_level_hides(level, kept):
+    text = PREAMBLE + INFO + WARN + INFO + ERROR + PYTHON
+    assert _quiet.dropped(text, level) == "".join(kept)
+
+
+def test_the_capture_writes_back_all_but_the_hidden_lines_even_when_the_body_fails(
+        monkeypatch, capfd):
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
+    monkeypatch.delitem(sys.modules, "tensorflow")  # as before TensorFlow's first import
+    with pytest.raises(RuntimeError, match="import failed"):
+        with _quiet.quiet_native_import():
+            os.write(2, (PREAMBLE + INFO + ERROR).encode())
+            print("a Python line", file=sys.stderr)
+            raise RuntimeError("import failed")
+    # (under capfd sys.stderr is not descriptor 2, so the two come in either order)
+    assert sorted(capfd.readouterr().err.splitlines(keepends=True)) == [ERROR, "a Python line\n"]
+    # descriptor 2 is standard error again
+    os.write(2, b"after\n")
+    assert capfd.readouterr().err == "after\n"
+
+
+@pytest.mark.parametrize("level", ["0", "", "verbose"])
+def test_nothing_is_captured_below_level_1(monkeypatch, capfd, level):
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", level)
+    monkeypatch.delitem(sys.modules, "tensorflow")
+    with _quiet.quiet_native_import():
+        os.write(2, INFO.encode())
+    assert capfd.readouterr().err == INFO
+
+
+def test_importing_kerasattn_writes_none_of_the_hidden_lines():
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # kerasattn's default, 2
+    result = subprocess.run([sys.executable, "-c", "import kerasattn; print('imported')"],
+                            capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout == "imported\n", result.stderr
+    assert _quiet.dropped(result.stderr, 2) == result.stderr == "", result.stderr
