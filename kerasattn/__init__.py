@@ -15,7 +15,7 @@ import os
 # an explicit setting of the user's wins)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from kerasattn._quiet import quiet_native_import  # noqa: E402
+from kerasattn._quiet import physical_gpus, quiet_native_import  # noqa: E402
 
 # Keras imports TensorFlow here, and some of its import-time log lines ignore
 # TF_CPP_MIN_LOG_LEVEL (tensorflow/tensorflow#100442): kerasattn._quiet drops them
@@ -27,8 +27,14 @@ with quiet_native_import():
     try:
         import tensorflow  # noqa: F401
     except ImportError:
-        pass
+        _TENSORFLOW = False
     else:
+        _TENSORFLOW = True
         from kerasattn.tasks import TextClassifier, TextClassifierPreprocessor  # noqa: F401
+
+if _TENSORFLOW:
+    # TensorFlow's first device query logs a cuInit failure at ERROR on a machine without
+    # a GPU: made here, where kerasattn._quiet.physical_gpus drops that line
+    physical_gpus()
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""Drop the lines TensorFlow's native code logs while it is imported that its level should hide.
+"""Drop the lines TensorFlow's native code logs that say nothing to the user.
 
 TensorFlow 2.19 and later log a few lines at import that ``TF_CPP_MIN_LOG_LEVEL`` does not
 silence (tensorflow/tensorflow#100442): absl's ``WARNING: All log messages before
@@ -8,9 +8,15 @@ not be used.``, twice, before every command's output. :func:`quiet_native_import
 file descriptor 2 to a temporary file while the imports run and then writes back all of
 it but absl's lines of the severities that the level hides, so Python's warnings, a
 failed import's messages and whatever the level lets through still show.
+
+The first device query then logs ``E0000 ... cuda_platform.cc:52] failed call to cuInit:
+... UNKNOWN ERROR (303)`` at ERROR, which the level shows: on a machine with no NVIDIA
+device at all it only says that there is no GPU, and :func:`physical_gpus` drops it
+there (where ``/dev/nvidia*`` exists it stays: a driver problem worth seeing).
 """
 
 import contextlib
+import glob
 import os
 import re
 import sys
@@ -20,6 +26,12 @@ import tempfile
 # thread, file:line]
 PREAMBLE = "WARNING: All log messages before absl::InitializeLog() is called"
 LINE = re.compile(r"([IWEF])\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\] ")
+CUINIT = re.compile(r"E\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\] failed call to cuInit")
+
+
+def _level():
+    level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0")
+    return int(level) if level.isdigit() else 0
 
 
 def dropped(text, level):
@@ -35,16 +47,9 @@ def dropped(text, level):
 
 
 @contextlib.contextmanager
-def quiet_native_import():
-    """Run the body with file descriptor 2 captured, then write back what it wrote to
-    standard error less what :func:`dropped` drops at ``TF_CPP_MIN_LOG_LEVEL``. Does
-    nothing where that level is 0 or unset, TensorFlow is imported already, or
-    descriptor 2 cannot be duplicated."""
-    level = os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0")
-    level = int(level) if level.isdigit() else 0
-    if level < 1 or "tensorflow" in sys.modules:
-        yield
-        return
+def captured_stderr(keep):
+    """Run the body with file descriptor 2 captured, then write back ``keep(text)`` of
+    what it wrote (all of it when descriptor 2 cannot be duplicated, uncaptured)."""
     try:
         sys.stderr.flush()
         saved = os.dup(2)
@@ -63,7 +68,37 @@ def quiet_native_import():
             os.dup2(saved, 2)
             os.close(saved)
             capture.seek(0)
-            kept = dropped(capture.read().decode("utf-8", "replace"), level)
+            kept = keep(capture.read().decode("utf-8", "replace"))
             if kept:
                 sys.stderr.write(kept)
                 sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def quiet_native_import():
+    """Run the body (the imports of Keras and TensorFlow) with standard error less what
+    :func:`dropped` drops at ``TF_CPP_MIN_LOG_LEVEL``. Does nothing where that level is
+    0 or unset or TensorFlow is imported already."""
+    level = _level()
+    if level < 1 or "tensorflow" in sys.modules:
+        yield
+        return
+    with captured_stderr(lambda text: dropped(text, level)):
+        yield
+
+
+def physical_gpus():
+    """``tf.config.list_physical_devices("GPU")``, without the ``failed call to cuInit``
+    line on a machine with no NVIDIA device (no ``/dev/nvidia*``) where the level is 1 or
+    more: there it only says that there is no GPU."""
+    import tensorflow as tf
+
+    if _level() < 1 or glob.glob("/dev/nvidia*"):
+        return tf.config.list_physical_devices("GPU")
+
+    def keep(text):
+        return "".join(line for line in text.splitlines(keepends=True)
+                       if not CUINIT.match(line))
+
+    with captured_stderr(keep):
+        return tf.config.list_physical_devices("GPU")

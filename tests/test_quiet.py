@@ -1,4 +1,5 @@
-"""TensorFlow's import-time absl lines that TF_CPP_MIN_LOG_LEVEL does not hide."""
+"""TensorFlow's native log lines that TF_CPP_MIN_LOG_LEVEL does not hide or that say nothing
+(kerasattn._quiet)."""
 
 import os
 import subprocess
@@ -51,10 +52,42 @@ def test_nothing_is_captured_below_level_1(monkeypatch, capfd, level):
     assert capfd.readouterr().err == INFO
 
 
-def test_importing_kerasattn_writes_none_of_the_hidden_lines():
+CUINIT = ("E0000 00:00:1795842494.206123   17744 cuda_platform.cc:52] failed call to cuInit: "
+          "INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)\n")
+
+
+@pytest.mark.parametrize("nvidia,level,shown", [
+    ([], "2", [ERROR]),  # no NVIDIA device: the cuInit line says only that
+    (["/dev/nvidia0"], "2", [CUINIT, ERROR]),  # a device the driver failed: kept
+    ([], "0", [CUINIT, ERROR]),  # the user asked for every line
+])
+def test_physical_gpus_drops_the_cuinit_line_only_without_an_nvidia_device(
+        monkeypatch, capfd, nvidia, level, shown):
+    import tensorflow as tf
+
+    def devices(kind):
+        os.write(2, (CUINIT + ERROR).encode())
+        return [f"{kind} list"]
+
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", level)
+    monkeypatch.setattr(_quiet.glob, "glob", lambda pattern: nvidia)
+    monkeypatch.setattr(tf.config, "list_physical_devices", devices)
+    assert _quiet.physical_gpus() == ["GPU list"]
+    assert capfd.readouterr().err == "".join(shown)
+
+
+def test_a_command_on_a_machine_without_a_gpu_writes_no_native_log_lines(tmp_path):
+    """The whole of a short training run's standard error, at kerasattn's default level."""
+    csv = tmp_path / "rows.csv"
+    csv.write_text("text,label\n" + "".join(f"{'good' if i % 2 else 'bad'} film {i},{i % 2}\n"
+                                            for i in range(40)))
     env = {**os.environ, "PYTHONPATH": ROOT}
-    env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # kerasattn's default, 2
-    result = subprocess.run([sys.executable, "-c", "import kerasattn; print('imported')"],
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    result = subprocess.run([sys.executable, "-m", "training.train", "--model", "mlp",
+                             "--dataset", f"csv:{csv}", "--epochs", "1", "--verbose", "0",
+                             "--output-dir", str(tmp_path / "runs")],
                             capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
-    assert result.returncode == 0 and result.stdout == "imported\n", result.stderr
-    assert _quiet.dropped(result.stderr, 2) == result.stderr == "", result.stderr
+    assert result.returncode == 0, result.stderr
+    if not _quiet.glob.glob("/dev/nvidia*"):
+        assert result.stderr == "", result.stderr
+    assert "best epoch 1" in result.stdout
