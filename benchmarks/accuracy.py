@@ -555,7 +555,7 @@ for _name in ("sanet-big", "sanet-baseline-big"):
     LEVERS[f"{_name}-sst5-dropout"] = (["--model", _name, "--dataset", "sst5",
                                         "--model-option", "embedding_dropout=0.3",
                                         "--model-option", "pooled_dropout=0.5"], None)
-# and gru's on the README's IMDB command (400 tokens, 4 epochs; suite baselines, row gru)
+# and gru's on IMDB's 400 tokens and 4 epochs (suite baselines, row gru)
 LEVERS["gru-imdb-max-dropout"] = (["--model", "gru", "--dataset", "imdb", "--max-length", "400",
                                    "--epochs", "4", "--model-option", "pooling=max",
                                    "--model-option", "dropout=0.5"], None)
@@ -827,7 +827,8 @@ for _name in ("iram-vanilla", "iram-baseline"):
 # default: nearly every validation review's film has other reviews in training) and whole
 # films (--val-split grouped, as the official test split is other films). How far each
 # validation figure is from test: the classical pair (no epochs to choose) at both, and the
-# README's GRU quickstart grouped (its stratified rows: the baselines suite's "gru")
+# GRU on 400 tokens and 4 epochs grouped, the README's main command since 2026-11-28 (its
+# stratified rows: the baselines suite's "gru")
 VALIDATION = Rows()
 for _name in ("lr", "nb"):
     VALIDATION[f"{_name}-imdb-stratified"] = (["--model", _name, "--dataset", "imdb"], None)
