@@ -13,6 +13,7 @@ The first device query then logs ``E0000 ... cuda_platform.cc:52] failed call to
 ... UNKNOWN ERROR (303)`` at ERROR, which the level shows: on a machine with no NVIDIA
 device at all it only says that there is no GPU, and :func:`physical_gpus` drops it
 there (where ``/dev/nvidia*`` exists it stays: a driver problem worth seeing).
+``import kerasattn`` makes that first query, so later ones log nothing.
 """
 
 import contextlib

@@ -139,9 +139,9 @@ def set_precision(mode):
     """Set Keras's global dtype policy from ``auto`` (mixed_float16 on a GPU, float32
     otherwise), ``off``, ``float16`` or ``bfloat16``; returns the policy's name."""
     if mode == "auto":
-        from kerasattn._quiet import physical_gpus
+        import tensorflow as tf
 
-        mode = "float16" if physical_gpus() else "off"
+        mode = "float16" if tf.config.list_physical_devices("GPU") else "off"
     if mode not in PRECISIONS:
         raise ValueError(f"unknown precision {mode!r}; expected auto, "
                          f"{', '.join(PRECISIONS)}")
@@ -213,9 +213,9 @@ DEVICES = ("cpu", "gpu")
 
 def current_device():
     """``"gpu"`` when TensorFlow sees a GPU, else ``"cpu"``: where a recipe is sized for."""
-    from kerasattn._quiet import physical_gpus
+    import tensorflow as tf
 
-    return "gpu" if physical_gpus() else "cpu"
+    return "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
 
 
 def register_recipe(recipe):

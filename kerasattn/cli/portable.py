@@ -436,9 +436,9 @@ def device_description():
 
         return f"cuda: {torch.cuda.get_device_name()}" if torch.cuda.is_available() else "cpu"
     if backend == "tensorflow":
-        from kerasattn._quiet import physical_gpus
+        import tensorflow as tf
 
-        gpus = physical_gpus()
+        gpus = tf.config.list_physical_devices("GPU")
         return f"gpu: {gpus[0].name}" if gpus else "cpu"
     return backend
 
