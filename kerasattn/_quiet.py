@@ -12,7 +12,7 @@ failed import's messages and whatever the level lets through still show.
 The first device query then logs ``E0000 ... cuda_platform.cc:52] failed call to cuInit:
 ... UNKNOWN ERROR (303)`` at ERROR, which the level shows: on a machine with no NVIDIA
 device at all it only says that there is no GPU, and :func:`physical_gpus` drops it
-there (where ``/dev/nvidia*`` exists it stays: a driver problem worth seeing).
+there (where an NVIDIA device exists it stays: a driver problem worth seeing).
 ``import kerasattn`` makes that first query, so later ones log nothing.
 """
 
@@ -88,13 +88,19 @@ def quiet_native_import():
         yield
 
 
+def nvidia_device():
+    """Whether the machine shows an NVIDIA device: ``/dev/nvidia*``, or WSL 2's
+    ``/dev/dxg``, through which CUDA reaches a Windows host's GPU."""
+    return bool(glob.glob("/dev/nvidia*")) or os.path.exists("/dev/dxg")
+
+
 def physical_gpus():
     """``tf.config.list_physical_devices("GPU")``, without the ``failed call to cuInit``
-    line on a machine with no NVIDIA device (no ``/dev/nvidia*``) where the level is 1 or
-    more: there it only says that there is no GPU."""
+    line on a machine with no NVIDIA device (:func:`nvidia_device`) where the level is 1
+    or more: there it only says that there is no GPU."""
     import tensorflow as tf
 
-    if _level() < 1 or glob.glob("/dev/nvidia*"):
+    if _level() < 1 or nvidia_device():
         return tf.config.list_physical_devices("GPU")
 
     def keep(text):

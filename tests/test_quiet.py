@@ -10,7 +10,8 @@ import pytest
 from kerasattn import _quiet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PREAMBLE = "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n"
+PREAMBLE = ("WARNING: All log messages before absl::InitializeLog() is called are written "
+            "to STDERR\n")
 INFO = "I0000 00:00:1795840963.763604   14924 cudart_stub.cc:31] Could not find cuda drivers\n"
 WARN = "W1128 04:42:00.123456    7 gpu/cuda_dnn.cc:8579] Unable to register cuDNN factory\n"
 ERROR = "E0000 00:00:1795840963.9   14924 cuda_blas.cc:1407] Unable to register cuBLAS\n"
@@ -70,10 +71,22 @@ def test_physical_gpus_drops_the_cuinit_line_only_without_an_nvidia_device(
         return [f"{kind} list"]
 
     monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", level)
-    monkeypatch.setattr(_quiet.glob, "glob", lambda pattern: nvidia)
+    monkeypatch.setattr(_quiet, "nvidia_device", lambda: bool(nvidia))
     monkeypatch.setattr(tf.config, "list_physical_devices", devices)
     assert _quiet.physical_gpus() == ["GPU list"]
     assert capfd.readouterr().err == "".join(shown)
+
+
+@pytest.mark.parametrize("found,dxg,device", [
+    (["/dev/nvidia0", "/dev/nvidiactl"], False, True),
+    ([], True, True),  # WSL 2
+    ([], False, False),
+])
+def test_an_nvidia_device_is_a_device_file_or_wsl_s_dxg(monkeypatch, found, dxg, device):
+    monkeypatch.setattr(_quiet.glob, "glob",
+                        lambda pattern: found if pattern == "/dev/nvidia*" else [])
+    monkeypatch.setattr(_quiet.os.path, "exists", lambda path: dxg and path == "/dev/dxg")
+    assert _quiet.nvidia_device() is device
 
 
 def test_a_command_writes_its_error_line_and_no_native_log_lines(tmp_path):
@@ -86,6 +99,6 @@ def test_a_command_writes_its_error_line_and_no_native_log_lines(tmp_path):
                             capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
     assert result.returncode == 2
     lines = result.stderr.splitlines()
-    if _quiet.glob.glob("/dev/nvidia*"):  # a GPU machine: the cuInit line may stay
+    if _quiet.nvidia_device():  # a GPU machine: the cuInit line may stay
         lines = [line for line in lines if not _quiet.CUINIT.match(line)]
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr

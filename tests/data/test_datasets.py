@@ -16,8 +16,15 @@ def counts(split):
     return dict(collections.Counter(split.labels.tolist()))
 
 
-def test_imdb_official_split():
-    ds = d.load("imdb")
+@pytest.fixture(scope="module")
+def imdb():
+    """The official IMDB split at seed 0, read once for the tests below (each read of the
+    archive takes about 12 s)."""
+    return d.load("imdb")
+
+
+def test_imdb_official_split(imdb):
+    ds = imdb
     assert len(ds.train) + len(ds.val) == 25000 and len(ds.test) == 25000
     assert counts(ds.test) == {0: 12500, 1: 12500}
     assert counts(ds.train)[1] + counts(ds.val)[1] == 12500
@@ -35,17 +42,22 @@ def test_imdb_official_split():
     assert f"{shared:,} of its 2,500 texts share their group with a training text" in ds.notes[-1]
 
 
-def test_imdb_validation_grouped_by_film():
-    ds = d.load("imdb", val_split="grouped", seed=0)
-    assert len(ds.train) + len(ds.val) == 25000
-    assert not set(ds.train.groups) & set(ds.val.groups)
-    assert 2300 < len(ds.val) < 2700  # one fold of ten: whole films, about a tenth
-    assert abs(counts(ds.val)[1] / len(ds.val) - 0.5) < 0.02  # stratified by class
-    assert "no group is on both sides" in ds.notes[-1]
+def test_imdb_validation_grouped_by_film(imdb):
+    # what load(..., val_split="grouped") holds out of the 25,000 training reviews
+    # (tests/data/test_grouped_split.py loads a generated aclImdb/ that way)
+    whole = d.Split(imdb.train.texts + imdb.val.texts,
+                    np.concatenate([imdb.train.labels, imdb.val.labels]),
+                    np.concatenate([imdb.train.groups, imdb.val.groups]))
+    train, val, note = d.hold_out_validation(whole, 0.1, 0, "grouped")
+    assert len(train) + len(val) == 25000
+    assert not set(train.groups) & set(val.groups)
+    assert 2300 < len(val) < 2700  # one fold of ten: whole films, about a tenth
+    assert abs(counts(val)[1] / len(val) - 0.5) < 0.02  # stratified by class
+    assert "no group is on both sides" in note
 
 
-def test_imdb_random_split_is_the_transformer_papers_protocol():
-    official = d.load("imdb")
+def test_imdb_random_split_is_the_transformer_papers_protocol(imdb):
+    official = imdb
     ds = d.load("imdb-random-split")
     assert (len(ds.train), len(ds.val), len(ds.test)) == (40000, 5000, 5000)
     assert counts(ds.test) == {0: 2500, 1: 2500} and counts(ds.val) == {0: 2500, 1: 2500}
