@@ -95,6 +95,9 @@ def test_out_of_device_memory_is_one_error_line(monkeypatch, capsys):
                    "metrics.json); train with a smaller --batch-size or --max-length"]
 
 
+# XLA compiles once per bucket shape: about 36 s of CPU, with -m slow (the default suite
+# stays under 15 minutes on 2 cores; jit_compile is a GPU user's opt-in)
+@pytest.mark.slow
 def test_jit_compile_with_bucket_boundaries(tmp_path):
     path = _two_word_csv(tmp_path)
     # 57 training rows make 3-4 steps an epoch: two epochs sat at a validation accuracy of

@@ -389,6 +389,9 @@ def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fit
         portable.main(["fit", "--run", small])
 
 
+# three runs in two processes that each start JAX: about 50 s of CPU, with -m slow (the
+# default suite stays under 15 minutes on 2 cores; fit without --parallel is tested above)
+@pytest.mark.slow
 def test_fit_parallel_fits_each_run_in_a_process_of_its_own(tmp_path, capsys):
     data = learnability_csv(tmp_path, True)
     made = [portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "2",
