@@ -35,16 +35,21 @@ def _level():
     return int(level) if level.isdigit() else 0
 
 
+def _without(text, drop):
+    """``text`` without the lines for which ``drop(line)`` is true."""
+    return "".join(line for line in text.splitlines(keepends=True) if not drop(line))
+
+
 def dropped(text, level):
     """``text`` without absl's preamble and the lines of the severities that
     ``TF_CPP_MIN_LOG_LEVEL=level`` hides (1: INFO; 2: and WARNING; 3: and ERROR)."""
     hidden = "IWE"[:level]
 
-    def shown(line):
+    def drop(line):
         match = LINE.match(line)
-        return not (line.startswith(PREAMBLE) or (match and match.group(1) in hidden))
+        return line.startswith(PREAMBLE) or bool(match and match.group(1) in hidden)
 
-    return "".join(line for line in text.splitlines(keepends=True) if shown(line))
+    return _without(text, drop)
 
 
 @contextlib.contextmanager
@@ -103,9 +108,5 @@ def physical_gpus():
     if _level() < 1 or nvidia_device():
         return tf.config.list_physical_devices("GPU")
 
-    def keep(text):
-        return "".join(line for line in text.splitlines(keepends=True)
-                       if not CUINIT.match(line))
-
-    with captured_stderr(keep):
+    with captured_stderr(lambda text: _without(text, CUINIT.match)):
         return tf.config.list_physical_devices("GPU")
