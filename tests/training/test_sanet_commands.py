@@ -8,23 +8,20 @@ import pytest
 from kerasattn import runs
 from kerasattn.cli import explain, reproduce, train
 
-ADJUSTED = ["--optimizer", "adam", "--learning-rate", "0.001",
-            "--model-option", "scaled=true", "--model-option", "embedding_scale=10"]
-
-
 @pytest.fixture(scope="module")
 def sst2_run(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("runs")
-    # 5 epochs: after 3 the test accuracy still varies from 0.73 to 0.81 with the seed
-    # (0.78-0.81 after 5 for seeds 0-3)
-    return train.train(["--model", "sanet-base", "--dataset", "sst2", "--epochs", "5",
-                        *ADJUSTED, "--output-dir", str(out), "--run-name", "sanet",
-                        "--verbose", "0"])
+    # the preset's default recipe as a user gets it (Adam 1e-3, scaled attention,
+    # embeddings x10, batches of 32), cut from 10 epochs to 2: test 0.776, 0.790, 0.802,
+    # 0.783 at seeds 0-3, the best epoch the 2nd each (about 35 s; 5 epochs of the same
+    # recipe on batches of 128 took about three times as long)
+    return train.train(["--model", "sanet-base", "--dataset", "sst2", "--epochs", "2",
+                        "--output-dir", str(out), "--run-name", "sanet", "--verbose", "0"])
 
 
 def test_sanet_base_learns_sst2(sst2_run):
     _, m = sst2_run
-    assert m["test"]["accuracy"] > 0.76  # 1,821 held-out sentences; 0.791 measured
+    assert m["test"]["accuracy"] > 0.76  # 1,821 held-out sentences; 0.776 measured
 
 
 def test_explain_writes_the_page_and_heatmaps(sst2_run, tmp_path, capsys):
