@@ -13,8 +13,7 @@ def sst2_run(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("runs")
     # the preset's default recipe as a user gets it (Adam 1e-3, scaled attention,
     # embeddings x10, batches of 32), cut from 10 epochs to 2: test 0.776, 0.790, 0.802,
-    # 0.783 at seeds 0-3, the best epoch the 2nd each (about 35 s; 5 epochs of the same
-    # recipe on batches of 128 took about three times as long)
+    # 0.783 at seeds 0-3, the best epoch the 2nd each (about 35 s on 2 cores)
     return train.train(["--model", "sanet-base", "--dataset", "sst2", "--epochs", "2",
                         "--output-dir", str(out), "--run-name", "sanet", "--verbose", "0"])
 
