@@ -855,9 +855,9 @@ SUITES = {
     "hcan": (HCAN, "HCAN (eight variants) and HAN: test accuracy and training time"),
     "iram": (IRAM, "IRAM full, vanilla and its baseline: test accuracy and training time"),
     "defaults": (DEFAULTS, "Every Keras preset with its default recipe (no other flag) on "
-                           "SST-2, SST-5, AG News, BBC and IMDB (IMDB fitted by "
-                           "training.portable on a GPU, han's and the one-layer hierarchical "
-                           "HCANs' on the 2 CPU cores; a row is listed once measured): test "
+                           "SST-2, SST-5, AG News, BBC and IMDB (IMDB fitted on a GPU by "
+                           "training.portable, or on the 2 CPU cores where the measured "
+                           "column says cpu; a row is listed once measured): test "
                            "accuracy and training time"),
     "levers": (LEVERS, "Other levers on SST-2 (warm-up with cosine decay, weight decay, "
                        "pooling of the recurrent baselines, sanet-big's learning rate, the "
