@@ -252,6 +252,13 @@ def recipe_names(preset):
                                      if p == preset and name != DEFAULT)
 
 
+def departs_from_paper(preset):
+    """Whether ``preset``'s default recipe is its own (registered here) rather than the
+    paper's: what ``--recipe default`` changes, ``--recipe paper`` undoes."""
+    _ensure_builtin()
+    return (preset, DEFAULT) in _RECIPES
+
+
 def get_recipe(preset, name=DEFAULT, device=None):
     """The recipe ``name`` of ``preset`` (``"paper"``: the preset's own defaults;
     ``"default"``: the paper's unless a default is registered).

@@ -15,6 +15,25 @@ def test_every_preset_has_default_and_paper():
         assert recipes.get_recipe(name, "paper").train == {}
 
 
+def test_the_help_names_the_presets_whose_default_is_the_papers(capsys):
+    from kerasattn import models
+
+    same = [n for n in models.names() if not recipes.departs_from_paper(n)]
+    # the four Keras presets (and the two classical ones) that learn as published
+    assert same == ["bilstm", "cnn", "lr", "mlp", "nb", "transformer"]
+    for name in models.names():
+        default, paper = recipes.get_recipe(name), recipes.get_recipe(name, "paper")
+        changes = {**default.train, **default.model_options, **default.cpu}
+        assert bool(changes) == recipes.departs_from_paper(name), name
+        assert paper.train == paper.model_options == {}
+    with pytest.raises(SystemExit):
+        train.build_parser().parse_args(["--help"])
+    # argparse wraps at the terminal's width, also after a hyphen
+    text = " ".join(capsys.readouterr().out.split()).replace("- ", "-")
+    assert "the paper's for bilstm, cnn, lr, mlp, nb, transformer and chosen" in text
+    assert "(iram-baseline, iram-full, iram-vanilla smaller without a GPU)" in text
+
+
 def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
     paper = RunConfig.create("sanet-base", "sst2", recipe="paper")
     default = RunConfig.create("sanet-base", "sst2")

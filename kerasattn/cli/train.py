@@ -25,7 +25,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
 
 
 def build_parser():
-    from kerasattn import models
+    from kerasattn import models, recipes
     from kerasattn.data import datasets
 
     epilog = ["models:"] + [f"  {n:<14} {models.get_preset(n).description}"
@@ -38,11 +38,14 @@ def build_parser():
         epilog="\n".join(epilog), formatter_class=_HelpFormatter)
     p.add_argument("--model", required=True, choices=models.names(), metavar="NAME",
                    help="model preset: " + ", ".join(models.names()))
+    # which defaults are the paper's, read from the registry (it drifts from any list)
+    same = [n for n in models.names() if not recipes.departs_from_paper(n)]
+    smaller = [n for n in models.names() if recipes.get_recipe(n).cpu]
     p.add_argument("--recipe", default="default", metavar="NAME",
                    help="the preset's named recipe (kerasattn.recipes): default = what "
-                        "learns here (the paper's, except SANet, HCAN/CAN, HAN, and IRAM "
-                        "without a GPU), paper = the paper's exact recipe and sizes; flags "
-                        "override it")
+                        f"learns here, the paper's for {', '.join(same)} and chosen on "
+                        f"validation for the others ({', '.join(smaller)} smaller without a "
+                        "GPU); paper = the paper's exact recipe and sizes; flags override it")
     p.add_argument("--dataset", required=True, metavar="NAME",
                    help="dataset: " + ", ".join(datasets.names()) + ", csv:PATH or jsonl:PATH")
     p.add_argument("--data-dir", help="directory to look for datasets in first "
