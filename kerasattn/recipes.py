@@ -162,8 +162,9 @@ class Recipe:
     Every preset has ``"paper"``: its defaults as the paper describes them (no
     changes), and ``"default"``: what the command line and ``TextClassifier`` use
     unless told otherwise; it is the paper's recipe except where that does not learn
-    well on ordinary data on a CPU (SANet, HCAN/CAN, HAN, IRAM: see
-    :func:`_register_builtin`). Other names are registered with :func:`register_recipe`.
+    well on ordinary data (SANet, HCAN/CAN, HAN, IRAM, ``rnn``, ``lstm`` and ``gru``: see
+    :func:`_register_builtin` and :func:`departs_from_paper`). Other names are registered
+    with :func:`register_recipe`.
 
     ``cpu`` holds what changes where no GPU is present (``{"train": {...},
     "model_options": {...}}``, over the rest): a recipe sized for where it runs.

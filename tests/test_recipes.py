@@ -173,6 +173,12 @@ def test_a_recipe_sized_for_the_cpu_applies_only_there():
     # paper's rate for twice its batch, iram-full at the paper's rate
     assert recipe.train == {"batch_size": 64, "epochs": 10, "learning_rate": 6e-4}
     assert cpu.train.learning_rate == 3e-4
+    # the log's line: what the CPU changed, and what a GPU takes where it differs
+    assert cpu.recipe_summary() == ("batch_size=64, epochs=10, units=200 "
+                                    "(on a GPU: batch_size=32, units=400)")
+    assert flagged.recipe_summary() == ("batch_size=16, epochs=10, units=300 "
+                                        "(on a GPU: batch_size=32, units=400)")
+    assert gpu.recipe_summary() == "batch_size=32, epochs=10, units=400"
     assert RunConfig.create("iram-vanilla", "sst2", device="gpu").train.learning_rate == 3e-4
     assert recipes.get_recipe("iram-vanilla").cpu  # as registered
     with pytest.raises(ValueError, match="device must be"):

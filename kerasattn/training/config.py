@@ -244,11 +244,22 @@ class RunConfig:
         """One line of the settings a device-sized recipe changed (for the log)."""
         from kerasattn import recipes
 
-        cpu = recipes.get_recipe(self.model, self.recipe).cpu
-        parts = [f"{k}={getattr(self.train, k)}" for k in cpu.get("train", {})]
-        parts += [f"{k}={self.model_config[k]}" for k in cpu.get("model_options", {})]
-        return ", ".join(parts) + (" (the GPU default is the paper's)"
-                                   if self.sized_for == "cpu" else "")
+        from kerasattn import models
+
+        recipe = recipes.get_recipe(self.model, self.recipe)
+        train, options = recipe.cpu.get("train", {}), recipe.cpu.get("model_options", {})
+        parts = [f"{k}={getattr(self.train, k)}" for k in train]
+        parts += [f"{k}={self.model_config[k]}" for k in options]
+        if self.sized_for != "cpu":
+            return ", ".join(parts)
+        # what the same recipe takes on a GPU, where that differs
+        gpu, preset = recipe.on("gpu"), models.get_preset(self.model)
+        there = [(k, v, gpu.train.get(k, preset.training_defaults()[k]))
+                 for k, v in train.items()]
+        there += [(k, v, gpu.model_options.get(k, preset.model_config[k]))
+                  for k, v in options.items()]
+        there = [f"{k}={g}" for k, v, g in there if v != g]
+        return ", ".join(parts) + (f" (on a GPU: {', '.join(there)})" if there else "")
 
     def preprocessor_options(self):
         """The run's ``TextPreprocessor`` arguments."""
