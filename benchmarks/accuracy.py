@@ -856,8 +856,8 @@ SUITES = {
     "iram": (IRAM, "IRAM full, vanilla and its baseline: test accuracy and training time"),
     "defaults": (DEFAULTS, "Every Keras preset with its default recipe (no other flag) on "
                            "SST-2, SST-5, AG News, BBC and IMDB (IMDB fitted on a GPU by "
-                           "training.portable, or on the 2 CPU cores where the measured "
-                           "column says cpu; a row is listed once measured): test "
+                           "training.portable where the measured column names one, on the "
+                           "2 CPU cores otherwise; a row is listed once measured): test "
                            "accuracy and training time"),
     "levers": (LEVERS, "Other levers on SST-2 (warm-up with cosine decay, weight decay, "
                        "pooling of the recurrent baselines, sanet-big's learning rate, the "
