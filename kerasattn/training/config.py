@@ -242,9 +242,7 @@ class RunConfig:
 
     def recipe_summary(self):
         """One line of the settings a device-sized recipe changed (for the log)."""
-        from kerasattn import recipes
-
-        from kerasattn import models
+        from kerasattn import models, recipes
 
         recipe = recipes.get_recipe(self.model, self.recipe)
         train, options = recipe.cpu.get("train", {}), recipe.cpu.get("model_options", {})
