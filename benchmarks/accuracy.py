@@ -978,6 +978,31 @@ def _record(metrics_path, env):
     }
 
 
+def _reusable(rows, args):
+    """The run directories ``--reuse`` records rather than trains: those holding a
+    finished run of their row's configuration, or of it stopped by a ``--time-limit``
+    (the table marks such a run as cut, as it does one ``training.portable fit``
+    stopped). Exits with one ``error:`` line, before anything is trained, when a
+    finished run of another configuration is where a row's run goes: ``--reuse``
+    keeps finished runs, it does not train over them."""
+    reused = set()
+    for name in args.only:
+        for run_name, seed_cli in _seed_runs(name, rows[name][0], args.seeds):
+            run_dir = os.path.join(args.output_dir, run_name)
+            if not os.path.exists(os.path.join(run_dir, runs.METRICS)):
+                continue  # trained (an interrupted run resumes)
+            differ = config_of(seed_cli).differences(run_dir)
+            if differ in ([], ["time_limit"]):
+                reused.add(run_dir)
+                continue
+            what = ("has no readable config.json" if differ is None
+                    else f"differs in {', '.join(differ)}")
+            sys.exit(f"error: {run_dir} holds a finished run of another configuration than "
+                     f"row {name}'s ({what}); --reuse does not train over it: move it "
+                     f"away, or leave out --reuse to train every seed again")
+    return reused
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m benchmarks.accuracy", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -991,9 +1016,12 @@ def main(argv=None):
     p.add_argument("--output-dir", default=os.path.join("runs", "benchmarks"))
     p.add_argument("--results", help="the Markdown file (default benchmarks/results/SUITE.md)")
     p.add_argument("--reuse", action="store_true",
-                   help="record OUTPUT_DIR/NAME when it already holds a finished run of exactly "
-                        "this configuration, instead of training again (without it, "
-                        "each seed is trained again, overwriting a finished run there)")
+                   help="record OUTPUT_DIR/NAME when it already holds a finished run of "
+                        "this configuration (or of it cut by --time-limit; the table says "
+                        "so), instead of training again; stop with an error, training "
+                        "nothing, when it holds a finished run of another configuration "
+                        "(without --reuse, each seed is trained again, overwriting a "
+                        "finished run there)")
     args = p.parse_args(argv)
     if args.seeds < 1:
         p.error("--seeds must be >= 1")
@@ -1008,6 +1036,8 @@ def main(argv=None):
     records_path = os.path.splitext(args.results)[0] + ".json"
     records = runs.read_json(records_path) if os.path.exists(records_path) else {}
     env = runs.environment()
+    # with --reuse, every finished run is checked before anything is trained
+    reused = _reusable(RUNS, args) if args.reuse else set()
     for name in args.only:
         cli, _ = RUNS[name]
         _prepare(cli)
@@ -1021,7 +1051,7 @@ def main(argv=None):
                 else []
             cmd = [sys.executable, "-m", "kerasattn.cli.train", *seed_cli, "--output-dir",
                    args.output_dir, "--run-name", run_name, "--verbose", "2", *again]
-            if args.reuse and runs.finished_run_of(run_dir, config_of(seed_cli)):
+            if run_dir in reused:
                 print(f"reusing {run_dir}", flush=True)
             else:
                 print("$", " ".join(cmd[1:]), flush=True)

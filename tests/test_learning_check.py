@@ -158,6 +158,48 @@ def test_seeds_are_trained_and_recorded(tmp_path, monkeypatch):
     assert os.path.getmtime(tmp_path / "runs" / "mlp-tiny" / "metrics.json") > before["mlp-tiny"]
 
 
+def test_reuse_takes_a_cut_run_and_refuses_to_train_over_another_configuration(
+        tmp_path, monkeypatch, capsys):
+    cli = ["--model", "mlp", "--dataset", f"csv:{_csv(tmp_path, True)}", "--epochs", "1"]
+    monkeypatch.setitem(accuracy.SUITES, "tiny", ({"mlp-tiny": (cli, 0.6)}, "Tiny"))
+    train_in_process(accuracy, monkeypatch)
+    out, results = tmp_path / "runs", str(tmp_path / "tiny.md")
+    # seed 0 was stopped by training.train --time-limit: its configuration says so
+    train.train([*cli, "--output-dir", str(out), "--run-name", "mlp-tiny", "--verbose", "0",
+                 "--time-limit", "3600"])
+    mtime = os.path.getmtime(out / "mlp-tiny" / "metrics.json")
+    accuracy.main(["--suite", "tiny", "--seeds", "2", "--output-dir", str(out),
+                   "--results", results, "--reuse"])
+    assert "reusing " + str(out / "mlp-tiny") in capsys.readouterr().out
+    assert os.path.getmtime(out / "mlp-tiny" / "metrics.json") == mtime
+    assert (out / "mlp-tiny-seed1" / "metrics.json").exists()  # the missing seed, trained
+    # the row's command changed: its finished runs are another configuration, and
+    # --reuse stops before training anything rather than overwrite them
+    before = {d: os.path.getmtime(out / d / "metrics.json")
+              for d in ("mlp-tiny", "mlp-tiny-seed1")}
+    monkeypatch.setitem(accuracy.SUITES, "tiny",
+                        ({"mlp-tiny": ([*cli[:-1], "2"], 0.6)}, "Tiny"))
+    with pytest.raises(SystemExit) as stop:
+        accuracy.main(["--suite", "tiny", "--seeds", "2", "--output-dir", str(out),
+                       "--results", results, "--reuse"])
+    message = str(stop.value.code)
+    assert message.startswith("error: ") and "\n" not in message
+    assert "mlp-tiny holds a finished run" in message and "differs in train.epochs" in message
+    assert before == {d: os.path.getmtime(out / d / "metrics.json") for d in before}
+
+
+def test_run_config_names_its_differences_setting_by_setting():
+    from kerasattn.training import RunConfig
+
+    config = RunConfig.create("cnn", "sst2")
+    assert config.differences(config.to_json()) == []
+    other = RunConfig.create("cnn", "sst2", seed=1, epochs=3, time_limit=60,
+                             model_options={"filters": 50})
+    assert config.differences(other.to_json()) == [
+        "seed", "train.epochs", "model_config.filters", "time_limit"]
+    assert not config.same_run(other.to_json())
+
+
 def test_a_portable_run_is_recorded_with_the_machine_that_fitted_it(tmp_path):
     metrics = {"test": {"accuracy": 0.87, "f1_macro": 0.87, "examples": 3},
                "val": {"accuracy": 0.88}, "best_epoch": 2, "train_seconds": 17.0,

@@ -225,20 +225,37 @@ class RunConfig:
     def same_run(self, stored):
         """Whether ``stored`` (a ``config.json`` dictionary, or a run directory) is a
         run of this same configuration."""
+        return self.differences(stored) == []
+
+    def differences(self, stored):
+        """The :attr:`SAME_RUN_KEYS` in which ``stored`` (a ``config.json`` dictionary,
+        or a run directory) differs from this configuration, a training setting or
+        model option named as ``train.lr`` or ``model_config.units`` (``[]``: the same
+        run; None: no readable ``config.json`` there)."""
         from kerasattn import runs
 
         if isinstance(stored, (str, os.PathLike)):
             path = os.path.join(stored, runs.CONFIG)
             if not os.path.exists(path):
-                return False
+                return None
             try:
                 stored = runs.read_json(path)
             except (OSError, ValueError):
-                return False
+                return None
         mine = self.to_json()
         if isinstance(stored.get("train"), dict):  # runs made before a setting existed
             stored = {**stored, "train": {**TRAIN_DEFAULTS, **stored["train"]}}
-        return all(stored.get(k) == mine[k] for k in self.SAME_RUN_KEYS)
+        differ = []
+        for k in self.SAME_RUN_KEYS:
+            if stored.get(k) == mine[k]:
+                continue
+            if k in ("train", "model_config") and isinstance(stored.get(k), dict):
+                theirs = stored[k]  # named setting by setting: train.lr, model_config.units
+                differ += [f"{k}.{s}" for s in sorted(set(theirs) | set(mine[k]))
+                           if theirs.get(s) != mine[k].get(s)]
+            else:
+                differ.append(k)
+        return differ
 
     def recipe_summary(self):
         """One line of the settings a device-sized recipe changed (for the log)."""
