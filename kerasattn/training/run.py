@@ -313,7 +313,11 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
     if other_files and not has_config:
         raise ConfigError(f"{run_dir} is not empty and is not a kerasattn run directory "
                           "(no config.json); choose another --run-name or --output-dir")
-    same = has_config and config.same_run(run_dir)
+    differ = config.differences(run_dir) if has_config else None
+    same = differ == []
+    # what differs, for the refusals below
+    which = (f"it differs in {', '.join(differ)}" if differ
+             else "see its config.json")
     if os.path.exists(os.path.join(run_dir, runs.METRICS)):
         if overwrite:
             _clear_run_dir(run_dir)
@@ -322,7 +326,7 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
         if same:
             return "finished", False
         raise ConfigError(
-            f"{run_dir} holds a finished run of a different command (see its config.json); "
+            f"{run_dir} holds a finished run of a different command ({which}); "
             "choose another --run-name, or pass --overwrite to replace it")
     if not other_files:
         return "new", False
@@ -332,9 +336,9 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
         return "new", False
     if not same:
         raise ConfigError(
-            f"{run_dir} holds an interrupted run of a different command (see its "
-            "config.json); resume it with that command, pass --restart to discard it, or "
-            "choose another --run-name")
+            f"{run_dir} holds an interrupted run of a different command ({which}); "
+            "resume it with that command, pass --restart to discard it, or choose another "
+            "--run-name")
     repaired = resume.repair_backup(run_dir)
     if repaired:
         log(repaired)

@@ -152,8 +152,8 @@ def _tiny(tmp_path, *extra, model="mlp"):
 def test_a_finished_run_is_never_overwritten_by_another_command(tmp_path):
     run_dir, first = train.train(_tiny(tmp_path, "--run-name", "r"))
     write(os.path.join(run_dir, "mine.txt"), "a file of the old run")
-    with pytest.raises(train.ConfigError, match="finished run of a different command.*"
-                                                "--overwrite"):
+    with pytest.raises(train.ConfigError, match=r"finished run of a different command "
+                                                r"\(it differs in seed\).*--overwrite"):
         train.train(_tiny(tmp_path, "--run-name", "r", "--seed", "3"))
     assert runs.read_json(os.path.join(run_dir, runs.METRICS)) == first  # untouched
     # the same command again: nothing to do, the same metrics
