@@ -230,8 +230,8 @@ class RunConfig:
     def differences(self, stored):
         """The :attr:`SAME_RUN_KEYS` in which ``stored`` (a ``config.json`` dictionary,
         or a run directory) differs from this configuration, a training setting or
-        model option named as ``train.lr`` or ``model_config.units`` (``[]``: the same
-        run; None: no readable ``config.json`` there)."""
+        model option named as ``train.learning_rate`` or ``model_config.units``
+        (``[]``: the same run; None: no readable ``config.json`` there)."""
         from kerasattn import runs
 
         if isinstance(stored, (str, os.PathLike)):
@@ -250,7 +250,7 @@ class RunConfig:
             if stored.get(k) == mine[k]:
                 continue
             if k in ("train", "model_config") and isinstance(stored.get(k), dict):
-                theirs = stored[k]  # named setting by setting: train.lr, model_config.units
+                theirs = stored[k]  # setting by setting: train.epochs, model_config.units
                 differ += [f"{k}.{s}" for s in sorted(set(theirs) | set(mine[k]))
                            if theirs.get(s) != mine[k].get(s)]
             else:
