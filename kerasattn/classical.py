@@ -93,7 +93,7 @@ TRUSTED_TYPES = frozenset({
     "sklearn.linear_model._logistic.LogisticRegression",
 })
 _PREPROCESSOR_OPTIONS = ("mode", "remove_punctuation", "remove_stopwords", "max_length",
-                         "hierarchical", "max_sentences", "max_words")
+                         "hierarchical", "max_sentences", "max_words", "truncation")
 
 
 class UnsafeModelError(ValueError):

@@ -132,6 +132,7 @@ def preprocessor_options(preset, **overrides):
         "max_length": None if hierarchical else t["max_length"],
         "max_sentences": t["max_sentences"] if hierarchical else None,
         "max_words": t["max_words"] if hierarchical else None,
+        "truncation": t["truncation"],
     }
 
 

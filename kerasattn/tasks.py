@@ -63,7 +63,8 @@ class TextClassifierPreprocessor(keras.layers.Layer):
         vocabulary: the id -> token list (``""`` padding and ``"[UNK]"`` first), or
             None until :meth:`adapt`.
         mode, remove_punctuation, remove_stopwords, max_length, hierarchical,
-            max_sentences, max_words: as for ``TextPreprocessor``.
+            max_sentences, max_words, truncation: as for ``TextPreprocessor``
+            (``truncation="tail"`` keeps the end of a text over ``max_length``).
 
     Call arguments:
         texts: a string tensor of shape (batch,).
@@ -82,7 +83,7 @@ class TextClassifierPreprocessor(keras.layers.Layer):
 
     def __init__(self, vocabulary=None, mode="default", remove_punctuation=False,
                  remove_stopwords=False, max_length=None, hierarchical=False,
-                 max_sentences=None, max_words=None, **kwargs):
+                 max_sentences=None, max_words=None, truncation="head", **kwargs):
         kwargs.setdefault("trainable", False)
         super().__init__(**kwargs)
         from kerasattn.data.preprocessing import TextPreprocessor
@@ -94,7 +95,8 @@ class TextClassifierPreprocessor(keras.layers.Layer):
         self.text_preprocessor = TextPreprocessor(
             vocabulary=vocabulary, mode=mode, remove_punctuation=remove_punctuation,
             remove_stopwords=remove_stopwords, max_length=max_length,
-            hierarchical=hierarchical, max_sentences=max_sentences, max_words=max_words)
+            hierarchical=hierarchical, max_sentences=max_sentences, max_words=max_words,
+            truncation=truncation)
 
     @classmethod
     def from_text_preprocessor(cls, text_preprocessor, **kwargs):

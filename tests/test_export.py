@@ -2,6 +2,7 @@
 neither kerasattn nor tensorflow_text, both signatures, stock ops only, bad input, the
 TF1 session loader (saved_model_cli), and the export and predict commands."""
 
+import ast
 import json
 import os
 import subprocess
@@ -41,6 +42,9 @@ FAMILIES = {  # name -> (preset, small options, hierarchical, class names)
     "rnn": ("gru", {"embedding_dim": 8, "units": 8}, False, TWO),
 }
 NO_ATTENTION = {"cnn", "mlp", "rnn"}
+# two families serve truncated texts: what the served graph keeps must be what training kept
+TEXT_OPTIONS = {"mlp": dict(max_length=4, truncation="head+tail"),
+                "han": dict(max_sentences=1, truncation="tail")}
 
 FRESH = textwrap.dedent("""
     import json, os, sys
@@ -98,7 +102,8 @@ def exported(tmp_path_factory):
     for family, (preset, options, hierarchical, classes) in FAMILIES.items():
         keras.utils.set_random_seed(0)
         pre = TextPreprocessor(mode="hcan" if hierarchical else "default",
-                               hierarchical=hierarchical).adapt(TRAIN)
+                               hierarchical=hierarchical,
+                               **TEXT_OPTIONS.get(family, {})).adapt(TRAIN)
         model = models.get(preset, vocab_size=pre.vocabulary_size, num_classes=len(classes),
                            vocabulary=pre.vocabulary, **options)
         path = export.export_model(model, pre, classes, str(root / family / "1"))
@@ -136,6 +141,17 @@ def test_signatures_in_a_fresh_process_match_the_model(family, exported, fresh):
     assert bool(layers) == (family not in NO_ATTENTION)
     for layer in layers:
         assert got["dtypes"][layer] == "float32" and np.isfinite(e[layer]).all()
+
+
+def test_the_served_graph_truncates_as_training_did(fresh):
+    """head+tail keeps the first quarter of max_length and the rest from the end; tail
+    keeps a hierarchical text's last sentences (TEXTS, in the served explain tokens)."""
+    def words(family):  # the served tokens, str(bytes) each, without the padding
+        return [[w for w in (ast.literal_eval(t).decode() for t in row) if w]
+                for row in fresh[family]["explain"]["tokens"]]
+
+    assert words("mlp") == [["a", "bad", "at", "all"], ["dull"], ["great", "a", "bad", "film"]]
+    assert words("han") == [["not", "bad", "at", "all"], ["dull"], ["a", "bad", "film"]]
 
 
 def test_no_module_of_ours_or_tensorflow_text_was_loaded(fresh):

@@ -250,6 +250,12 @@ def test_the_preprocessor_is_a_keras_layer_for_tf_data():
     assert next(iter(ds)).numpy().tolist() == [[2, 3, 4], [0, 0, 0]]
     again = keras.layers.deserialize(keras.layers.serialize(pre))
     assert again.vocabulary == pre.vocabulary and again.get_config() == pre.get_config()
+    # the end of a long text instead, kept through serialisation
+    tail = kerasattn.TextClassifierPreprocessor(vocabulary=pre.vocabulary, max_length=2,
+                                                truncation="tail")
+    again = keras.layers.deserialize(keras.layers.serialize(tail))
+    assert again.get_config()["truncation"] == "tail"
+    assert again(["a z b c"]).numpy().tolist() == [[3, 2]]
 
 
 def test_clear_errors():

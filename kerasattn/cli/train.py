@@ -27,6 +27,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
 def build_parser():
     from kerasattn import models, recipes
     from kerasattn.data import datasets
+    from kerasattn.data.preprocessing import TRUNCATIONS
 
     epilog = ["models:"] + [f"  {n:<14} {models.get_preset(n).description}"
                             for n in models.names()]
@@ -69,6 +70,10 @@ def build_parser():
     p.add_argument("--max-length", type=int, help="truncate texts to this many tokens")
     p.add_argument("--max-sentences", type=int, help="hierarchical models: sentences per text")
     p.add_argument("--max-words", type=int, help="hierarchical models: words per sentence")
+    p.add_argument("--truncation", choices=TRUNCATIONS,
+                   help="which part of a text longer than --max-length (--max-sentences) is "
+                        "kept: head (its start; the default), tail (its end) or head+tail "
+                        "(a quarter from the start, the rest from the end)")
     p.add_argument("--val-fraction", type=float,
                    help="fraction of train held out for validation when the dataset has no "
                         "validation split (drawn as --val-split says, seeded by --seed)")

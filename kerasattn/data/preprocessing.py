@@ -20,6 +20,8 @@ import tensorflow as tf
 from kerasattn.data import text as text_lib
 
 PAD, OOV = "", "[UNK]"
+# which tokens (sentences, for hierarchical texts) of a text longer than the limit are kept
+TRUNCATIONS = ("head", "tail", "head+tail")
 PAD_ID, OOV_ID = 0, 1
 VOCAB_FILE, CONFIG_FILE = "vocab.txt", "preprocessor.json"
 
@@ -28,6 +30,31 @@ def keras_progbar(unit):
     import keras
 
     return keras.utils.Progbar(None, unit_name=unit)
+
+
+def truncate(items, limit, truncation="head"):
+    """Keep at most ``limit`` entries of each row of a ragged tensor's second axis
+    (tokens of a flat text, sentences of a hierarchical one): the first (``"head"``),
+    the last (``"tail"``), or the first ``limit // 4`` and the last
+    ``limit - limit // 4`` (``"head+tail"``). Core TensorFlow ops only, so it serves.
+
+    >>> import tensorflow as tf
+    >>> t = tf.ragged.constant([["a", "b", "c", "d", "e", "f"], ["a", "b"]])
+    >>> truncate(t, 4, "head+tail").to_list()
+    [[b'a', b'd', b'e', b'f'], [b'a', b'b']]
+    """
+    if truncation == "head":
+        return items[:, :limit]
+    if truncation == "tail":
+        return items[:, -limit:]
+    if truncation != "head+tail":
+        raise ValueError(f"truncation must be one of {', '.join(TRUNCATIONS)}, "
+                         f"got {truncation!r}")
+    head = limit // 4
+    lengths = items.row_lengths()
+    position = tf.ragged.range(lengths)
+    keep = (position < head) | (position >= tf.expand_dims(lengths - (limit - head), 1))
+    return tf.ragged.boolean_mask(items, keep)
 
 
 class TextPreprocessor:
@@ -40,21 +67,30 @@ class TextPreprocessor:
         mode: ``"default"`` or ``"hcan"`` (see :mod:`kerasattn.data.text`).
         remove_punctuation: drop punctuation tokens (seed 004 §3.3).
         remove_stopwords: drop scikit-learn's English stop words.
-        max_length: keep the first ``max_length`` tokens of a flat text.
+        max_length: keep ``max_length`` tokens of a longer flat text (which ones:
+            ``truncation``).
         hierarchical: produce (sentences, words) per text.
-        max_sentences: keep the first sentences of a hierarchical text.
+        max_sentences: keep ``max_sentences`` sentences of a longer hierarchical text
+            (which ones: ``truncation``).
         max_words: keep the first words of each sentence.
+        truncation: which part of a text over the limit is kept: ``"head"`` (its first
+            tokens, the default), ``"tail"`` (its last: reviews often end on their
+            verdict) or ``"head+tail"`` (the first quarter of the limit from the start,
+            the rest from the end, as Sun et al. 2019 cut long reviews for BERT).
     """
 
     def __init__(self, vocabulary=None, mode="default", remove_punctuation=False,
                  remove_stopwords=False, max_length=None, hierarchical=False,
-                 max_sentences=None, max_words=None):
+                 max_sentences=None, max_words=None, truncation="head"):
         if mode not in text_lib.MODES:
             raise ValueError(f"unknown text mode {mode!r}; expected one of {text_lib.MODES}")
         for name, v in (("max_length", max_length), ("max_sentences", max_sentences),
                         ("max_words", max_words)):
             if v is not None and (not isinstance(v, (int, np.integer)) or v < 1):
                 raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
+        if truncation not in TRUNCATIONS:
+            raise ValueError(f"truncation must be one of {', '.join(TRUNCATIONS)}, "
+                             f"got {truncation!r}")
         if hierarchical and max_length is not None:
             raise ValueError("max_length applies to flat texts; use max_sentences "
                              "and max_words with hierarchical=True")
@@ -65,6 +101,7 @@ class TextPreprocessor:
         self.hierarchical = bool(hierarchical)
         self.max_sentences = max_sentences
         self.max_words = max_words
+        self.truncation = truncation
         self._stop_table = None
         if self.remove_stopwords:
             words = text_lib.stop_words()
@@ -151,7 +188,7 @@ class TextPreprocessor:
             if self.remove_stopwords:
                 tokens = text_lib.remove_tokens(tokens, self._stop_table)
             if self.max_sentences:
-                tokens = tokens[:, : self.max_sentences]
+                tokens = truncate(tokens, self.max_sentences, self.truncation)
             if self.max_words:
                 tokens = tokens[:, :, : self.max_words]
             return tokens
@@ -159,7 +196,7 @@ class TextPreprocessor:
         if self.remove_stopwords:
             tokens = text_lib.remove_tokens(tokens, self._stop_table)
         if self.max_length:
-            tokens = tokens[:, : self.max_length]
+            tokens = truncate(tokens, self.max_length, self.truncation)
         return tokens
 
     def lookup(self, tokens):
@@ -181,6 +218,7 @@ class TextPreprocessor:
             "hierarchical": self.hierarchical,
             "max_sentences": self.max_sentences,
             "max_words": self.max_words,
+            "truncation": self.truncation,
         }
 
     def save(self, directory):

@@ -28,6 +28,9 @@ TRAIN_DEFAULTS = {
     "remove_stopwords": False,
     "max_sentences": None,
     "max_words": None,
+    # which part of a text over max_length (max_sentences) is kept: "head", "tail" or
+    # "head+tail" (kerasattn.data.preprocessing.truncate)
+    "truncation": "head",
     # the learning rate over training: "constant", or "cosine" decay to 0 (Loshchilov &
     # Hutter 2017); "warmup" is the share of all steps over which it first rises
     # linearly from 0 (Goyal et al. 2017)

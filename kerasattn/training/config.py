@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from kerasattn.data.datasets import VAL_SPLITS
+from kerasattn.data.preprocessing import TRUNCATIONS
 from kerasattn.models.registry import TRAIN_DEFAULTS
 
 
@@ -54,6 +55,10 @@ def check_settings(values, flag=lambda key: key):
     if warmup is not None and not 0 <= warmup < 1:
         raise ConfigError(f"{flag('warmup')} is a share of the training steps, in [0, 1); "
                           f"got {warmup}")
+    truncation = values.get("truncation")
+    if truncation is not None and truncation not in TRUNCATIONS:
+        raise ConfigError(f"{flag('truncation')} must be one of {', '.join(TRUNCATIONS)}, "
+                          f"got {truncation!r}")
     val_split = values.get("val_split")
     if val_split is not None and val_split not in VAL_SPLITS:
         raise ConfigError(f"{flag('val_split')} must be one of {', '.join(VAL_SPLITS)}, "
@@ -83,6 +88,7 @@ class TrainSettings:
     remove_stopwords: bool = TRAIN_DEFAULTS["remove_stopwords"]
     max_sentences: int | None = TRAIN_DEFAULTS["max_sentences"]
     max_words: int | None = TRAIN_DEFAULTS["max_words"]
+    truncation: str = TRAIN_DEFAULTS["truncation"]
     lr_schedule: str = TRAIN_DEFAULTS["lr_schedule"]
     warmup: float = TRAIN_DEFAULTS["warmup"]
     clipnorm: float | None = TRAIN_DEFAULTS["clipnorm"]
