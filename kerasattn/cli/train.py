@@ -67,8 +67,8 @@ def build_parser():
     p.add_argument("--clipnorm", type=float, metavar="NORM",
                    help="clip the global norm of each step's gradients to NORM (default: "
                         "the recipe's; IRAM's clips at 1.0, the others do not)")
-    p.add_argument("--max-length", type=int, help="keep at most this many tokens of a text (which ones: "
-                        "--truncation)")
+    p.add_argument("--max-length", type=int,
+                   help="keep at most this many tokens of a text (which ones: --truncation)")
     p.add_argument("--max-sentences", type=int, help="hierarchical models: sentences per text")
     p.add_argument("--max-words", type=int, help="hierarchical models: words per sentence")
     p.add_argument("--truncation", choices=TRUNCATIONS,

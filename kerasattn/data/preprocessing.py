@@ -20,10 +20,10 @@ import tensorflow as tf
 from kerasattn.data import text as text_lib
 
 PAD, OOV = "", "[UNK]"
-# which tokens (sentences, for hierarchical texts) of a text longer than the limit are kept
-TRUNCATIONS = ("head", "tail", "head+tail")
 PAD_ID, OOV_ID = 0, 1
 VOCAB_FILE, CONFIG_FILE = "vocab.txt", "preprocessor.json"
+# which tokens (sentences, for hierarchical texts) of a text longer than the limit are kept
+TRUNCATIONS = ("head", "tail", "head+tail")
 
 
 def keras_progbar(unit):
