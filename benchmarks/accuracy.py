@@ -684,6 +684,12 @@ _pin_rows(("sanet-big", "sanet-baseline-big"), flags={"--batch-size": "128"})
 # GPU through training.portable, like its default)
 LEVERS["transformer-imdb-len1024"] = (["--model", "transformer", "--dataset", "imdb",
                                        "--max-length", "1024"], 0.89)
+# Which part of a review longer than IRAM's 200 tokens (IRAM §4.1's cut) is read: its
+# start (the default) or a quarter from the start and the rest from the end (reviews often
+# end on their verdict); on the 2 CPU cores by training.train --time-limit 1000, as the
+# default's rows of the defaults suite, recorded with --reuse
+LEVERS["iram-vanilla-imdb-headtail"] = (["--model", "iram-vanilla", "--dataset", "imdb",
+                                         "--truncation", "head+tail"], None)
 
 # The classical logistic regression: HCAN §4.2's L1 at C = 1 (the preset's own defaults)
 # against L2 at C = 10, the TF-IDF baseline issue 19 measures IMDB against (0.902)
@@ -863,7 +869,8 @@ SUITES = {
                        "pooling of the recurrent baselines, sanet-big's learning rate, the "
                        "recipes of lstm, can-2sa-target and IRAM's presets; sanet-base on "
                        "SST-5, IRAM's presets on SST-5, AG News and BBC too; training on SST's "
-                       "phrases; the classical lr's penalty everywhere): "
+                       "phrases; the classical lr's penalty everywhere; the part of long "
+                       "IMDB reviews iram-vanilla reads): "
                        "test accuracy and training time"),
     "validation": (VALIDATION, "IMDB's validation split, stratified or grouped by film: "
                                "validation against test accuracy"),
