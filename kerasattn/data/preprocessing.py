@@ -32,6 +32,13 @@ def keras_progbar(unit):
     return keras.utils.Progbar(None, unit_name=unit)
 
 
+def check_truncation(truncation):
+    """Raise ``ValueError`` unless ``truncation`` is one of :data:`TRUNCATIONS`."""
+    if truncation not in TRUNCATIONS:
+        raise ValueError(f"truncation must be one of {', '.join(TRUNCATIONS)}, "
+                         f"got {truncation!r}")
+
+
 def truncate(items, limit, truncation="head"):
     """Keep at most ``limit`` entries of each row of a ragged tensor's second axis
     (tokens of a flat text, sentences of a hierarchical one): the first (``"head"``),
@@ -43,13 +50,11 @@ def truncate(items, limit, truncation="head"):
     >>> truncate(t, 4, "head+tail").to_list()
     [[b'a', b'd', b'e', b'f'], [b'a', b'b']]
     """
+    check_truncation(truncation)
     if truncation == "head":
         return items[:, :limit]
     if truncation == "tail":
         return items[:, -limit:]
-    if truncation != "head+tail":
-        raise ValueError(f"truncation must be one of {', '.join(TRUNCATIONS)}, "
-                         f"got {truncation!r}")
     head = limit // 4
     lengths = items.row_lengths()
     position = tf.ragged.range(lengths)
@@ -88,9 +93,7 @@ class TextPreprocessor:
                         ("max_words", max_words)):
             if v is not None and (not isinstance(v, (int, np.integer)) or v < 1):
                 raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
-        if truncation not in TRUNCATIONS:
-            raise ValueError(f"truncation must be one of {', '.join(TRUNCATIONS)}, "
-                             f"got {truncation!r}")
+        check_truncation(truncation)
         if hierarchical and max_length is not None:
             raise ValueError("max_length applies to flat texts; use max_sentences "
                              "and max_words with hierarchical=True")
