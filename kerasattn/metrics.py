@@ -199,7 +199,8 @@ def out_of_memory_message(error, hint, where=None):
 def time_limit(seconds):
     """A Keras callback that stops training once ``seconds`` have passed since ``fit``
     began, after the batch in progress: the partial epoch is still validated (and kept,
-    if it is the best). Pass it to ``fit(callbacks=[...])`` (``TextClassifier.fit``
+    if it is the best). A limit that passes during an epoch's validation stops training
+    at that epoch's end, so no further epoch starts only to be cut. Pass it to ``fit(callbacks=[...])`` (``TextClassifier.fit``
     too). After ``fit``, :func:`time_limit_record` says whether and where it stopped.
     Raises ``ValueError`` unless ``seconds`` > 0."""
     import time
@@ -213,18 +214,25 @@ def time_limit(seconds):
         def __init__(self):
             super().__init__()
             self.seconds, self.stopped_at, self.steps_per_epoch = seconds, None, None
-            self.start, self.epoch = None, 0
+            self.start, self.epoch, self.steps = None, 0, 0
 
         def on_train_begin(self, logs=None):  # each fit has the whole limit
             self.start, self.stopped_at, self.steps_per_epoch = time.perf_counter(), None, None
 
         def on_epoch_begin(self, epoch, logs=None):
-            self.epoch = epoch
+            self.epoch, self.steps = epoch, 0
 
         def on_train_batch_end(self, batch, logs=None):
+            self.steps = batch + 1
+            self._stop_if_past()
+
+        def on_epoch_end(self, epoch, logs=None):  # the limit passed while validating
+            self._stop_if_past()
+
+        def _stop_if_past(self):
             if (self.stopped_at is None and not self.model.stop_training
                     and time.perf_counter() - self.start > self.seconds):
-                self.stopped_at = (self.epoch + 1, batch + 1)  # both from 1
+                self.stopped_at = (self.epoch + 1, self.steps)  # both from 1
                 self.steps_per_epoch = (self.params or {}).get("steps")
                 self.model.stop_training = True
 
@@ -248,6 +256,9 @@ def time_limit_warning(record, epochs):
     """The log's warning line for a run :func:`time_limit` stopped (``record``: its
     :func:`time_limit_record`), of ``epochs`` configured."""
     per = record.get("steps_per_epoch")
+    if per and record["steps"] == per:
+        return (f"warning: stopped by --time-limit {record['seconds']:g}s after epoch "
+                f"{record['epoch']} of {epochs}; the run is shorter than its configuration")
     return (f"warning: stopped by --time-limit {record['seconds']:g}s in epoch "
             f"{record['epoch']} of {epochs} (after {record['steps']}"
             f"{f' of {per}' if per else ''} steps); the run is shorter than its "

@@ -447,7 +447,8 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
     """Train a prepared run; returns its metrics dict.
 
     ``time_limit`` (seconds) stops training after the batch in progress once that long
-    has passed (for a machine lent by the hour); the partial epoch is validated, and
+    has passed (for a machine lent by the hour; at an epoch's end if it passed while
+    validating); the partial epoch is validated, and
     ``metrics.json`` records under ``"time_limit"`` where it stopped. ``bucket_step``
     rounds batch widths up to its multiples (smaller: less padding, more programs for
     XLA to compile; a hierarchical model's axes are rounded to powers of two)."""

@@ -146,7 +146,8 @@ class RunConfig:
         ``"auto"``, the one TensorFlow sees; see :class:`kerasattn.recipes.Recipe`), then
         ``train`` (any :class:`TrainSettings` field; None keeps the recipe's) and
         ``model_options``. ``time_limit`` (seconds) stops training after the batch in
-        progress once that long has passed in ``fit`` (the partial epoch is validated;
+        progress (or at the end of an epoch whose validation passed it) once that long
+        has passed in ``fit`` (the partial epoch is validated;
         ``metrics.json`` records where it stopped). Raises :class:`ConfigError`."""
         from kerasattn import models, recipes
 

@@ -83,6 +83,38 @@ def test_the_callback_stops_any_fit_and_records_where():
         metrics.time_limit(0)
 
 
+def test_a_limit_passing_during_validation_stops_at_that_epochs_end(monkeypatch):
+    # a clock that stands still through training and jumps past the limit while the
+    # first epoch is validated: no second epoch starts only to be cut after one step
+    import time
+
+    now = [0.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: now[0])
+
+    class SlowValidation(keras.callbacks.Callback):
+        def on_test_end(self, logs=None):
+            now[0] += 100.0
+
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x, y = np.zeros((40, 2), "float32"), np.zeros((40, 1), "float32")
+    cb = metrics.time_limit(50)
+    history = model.fit(x, y, batch_size=4, epochs=3, validation_data=(x, y),
+                        callbacks=[SlowValidation(), cb], verbose=0)
+    assert len(history.history["loss"]) == 1 and "val_loss" in history.history
+    record = metrics.time_limit_record(cb)
+    assert record == {"seconds": 50, "reached": True, "epoch": 1, "steps": 10,
+                      "steps_per_epoch": 10}
+    assert metrics.time_limit_warning(record, 3) == (
+        "warning: stopped by --time-limit 50s after epoch 1 of 3; the run is shorter "
+        "than its configuration")
+    # cut inside an epoch, the warning says where
+    assert metrics.time_limit_warning(dict(record, steps=4), 3) == (
+        "warning: stopped by --time-limit 50s in epoch 1 of 3 (after 4 of 10 steps); the "
+        "run is shorter than its configuration")
+
+
 def test_portable_prepare_leaves_the_time_limit_to_fit(tmp_path, capsys):
     from kerasattn.cli import portable
 
