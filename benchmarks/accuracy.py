@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 from kerasattn import runs
+from kerasattn.cli.parsing import ArgumentParser
 from kerasattn.cli.train import config_of
 from kerasattn.metrics import format_spread, mean_std
 
@@ -1011,8 +1012,8 @@ def _reusable(rows, args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.accuracy", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m benchmarks.accuracy", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--suite", choices=sorted(SUITES), required=True)
     p.add_argument("--only", nargs="*", default=None,
                    help="configurations to (re-)measure (default: all); with none, rewrite "

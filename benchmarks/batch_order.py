@@ -16,6 +16,8 @@ import json
 import os
 import statistics
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 RESULTS = os.path.join(os.path.dirname(__file__), "results")
@@ -47,8 +49,8 @@ def one_epoch(model_name, ds, pre, config, order_seed, shuffle_batches):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.batch_order", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m benchmarks.batch_order", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="transformer")
     p.add_argument("--dataset", default="imdb")
     p.add_argument("--orders", type=int, default=3, help="orders of the texts (seeds 0..N-1)")

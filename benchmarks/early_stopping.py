@@ -15,6 +15,7 @@ import datetime
 import os
 
 from kerasattn import runs
+from kerasattn.cli.parsing import ArgumentParser
 from kerasattn.metrics import early_stopping_replay
 
 RESULTS = os.path.join(os.path.dirname(__file__), "results", "early_stopping.md")
@@ -26,8 +27,8 @@ def _val_accuracy(run_dir):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.early_stopping", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m benchmarks.early_stopping", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", help="finished run directories")
     p.add_argument("--patience", type=int, nargs="+", default=[2, 3, 5])
     p.add_argument("--results", default=RESULTS)

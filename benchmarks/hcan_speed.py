@@ -13,7 +13,6 @@ of milliseconds per training document for each model and their ratio. It
 prints the figures and writes ``benchmarks/results/hcan_speed.md``/``.json``.
 """
 
-import argparse
 import datetime
 import json
 import os
@@ -22,6 +21,8 @@ import shlex
 import statistics
 import sys
 import time
+
+from kerasattn.cli.parsing import ArgumentParser
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -110,8 +111,8 @@ def machine():
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.hcan_speed",
-                                description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(prog="python -m benchmarks.hcan_speed",
+                       description=__doc__.split("\n\n")[0])
     p.add_argument("--dataset", default="imdb")
     p.add_argument("--batches", type=int, default=20, help="training batches of 32 documents")
     p.add_argument("--repeats", type=int, default=3)

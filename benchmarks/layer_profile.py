@@ -13,7 +13,6 @@ op type. Ops of the two executor threads may overlap, so shares are of the
 summed op time, not of the wall time. Writes ``benchmarks/results/layer_profile.md``.
 """
 
-import argparse
 import collections
 import datetime
 import glob
@@ -22,6 +21,8 @@ import re
 import shlex
 import sys
 import time
+
+from kerasattn.cli.parsing import ArgumentParser
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -121,8 +122,8 @@ def report(results, command, top):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.layer_profile",
-                                description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(prog="python -m benchmarks.layer_profile",
+                       description=__doc__.split("\n\n")[0])
     p.add_argument("--models", nargs="+", default=["sanet-base", "hcan-2sa-target"])
     p.add_argument("--length", type=int, default=256)
     p.add_argument("--batch", type=int, default=32)

@@ -8,11 +8,12 @@ hierarchical variant, and the padding wasted with and without bucketing.
 Prints the figures and writes ``benchmarks/results/pipeline_speed.md``.
 """
 
-import argparse
 import datetime
 import os
 import statistics
 import time
+
+from kerasattn.cli.parsing import ArgumentParser
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -28,7 +29,7 @@ def run_pass(ds):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.pipeline_speed")
+    p = ArgumentParser(prog="python -m benchmarks.pipeline_speed")
     p.add_argument("--dataset", default="imdb")
     p.add_argument("--max-length", type=int, default=400)
     p.add_argument("--batch-size", type=int, default=32)

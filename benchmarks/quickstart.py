@@ -14,6 +14,8 @@ import datetime
 import os
 import time
 
+from kerasattn.cli.parsing import ArgumentParser
+
 RESULTS_DIR = os.path.join(os.path.dirname(__file__), "results")
 
 
@@ -40,8 +42,8 @@ def main(argv=None):
     from kerasattn import runs
     from kerasattn.metrics import mean_std
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks.quickstart", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m benchmarks.quickstart", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--preset", default="cnn")
     p.add_argument("--dataset", default="sst2")

@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
@@ -83,8 +85,8 @@ def measure(name, train_texts, test_texts, requests, batches, workdir, overrides
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.serving_speed", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m benchmarks.serving_speed", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", default="imdb")
     p.add_argument("--requests", type=int, default=200, help="single-text calls per model")
     p.add_argument("--batches", type=int, default=5, help="256-text calls per model")

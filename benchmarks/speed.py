@@ -43,6 +43,8 @@ import subprocess
 import sys
 import time
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
@@ -358,9 +360,9 @@ def write_report(result, path):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.speed",
-                                description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m benchmarks.speed",
+                       description=__doc__.split("\n\n")[0],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--part", nargs="+", default=["speed", "flops", "memory"],
                    choices=["speed", "flops", "memory"])

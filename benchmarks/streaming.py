@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 RESULTS = os.path.join(os.path.dirname(__file__), "results")
 VOCAB, CHUNK = 50_000, 100_000
@@ -87,8 +89,8 @@ def measure(data_dir, limit, batch_size=64, shuffle_buffer=100_000):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.streaming", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="python -m benchmarks.streaming", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", type=int, default=3_600_000)
     p.add_argument("--dir", default=os.path.join("/tmp", "kerasattn-streaming"))
     p.add_argument("--measure", type=int, metavar="ROWS", help=argparse.SUPPRESS)

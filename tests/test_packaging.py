@@ -62,6 +62,19 @@ def test_no_arguments_is_a_usage_error(imports, capsys):
     assert imports == []
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_flag_no_command_takes_is_one_error_line_without_the_usage_block(command,
+                                                                          capsys):
+    argv = [command, *(["fit"] if command == "portable" else []), "--no-such-flag", "1"]
+    with pytest.raises(SystemExit) as done:
+        cli.main(argv)
+    assert done.value.code == 2
+    out, err = capsys.readouterr()
+    prog = " ".join(["kerasattn", *argv[:-2]])
+    assert out == "" and len(err.splitlines()) == 1, err  # argparse printed the usage too
+    assert err.startswith("error: ") and err.endswith(f" (see '{prog} --help')\n"), err
+
+
 def test_an_unknown_command_is_one_error_line(imports, capsys):
     assert cli.main(["trian", "--epochs", "1"]) == 2
     out, err = capsys.readouterr()

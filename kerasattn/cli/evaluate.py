@@ -31,6 +31,8 @@ import os
 import sys
 import time
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 FAITHFULNESS_SAMPLE, FAITHFULNESS_IG_STEPS = 200, 32
@@ -100,8 +102,8 @@ def check_faithfulness_flags(parser, args, sample_flag):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="kerasattn evaluate", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="kerasattn evaluate", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="the run directory")
     p.add_argument("--data-dir", help="directory to look for the dataset in first")
     p.add_argument("--split", nargs="+", choices=["train", "val", "test"],

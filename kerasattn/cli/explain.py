@@ -42,6 +42,8 @@ import argparse
 import os
 import sys
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # kerasattn.interpret.attributions.METHODS, and "none" (no import of TensorFlow to parse)
@@ -50,8 +52,8 @@ ATTRIBUTIONS = ("integrated_gradients", "gradient_x_input", "leave_one_out", "at
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="kerasattn explain", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="kerasattn explain", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="the run directory (of any Keras model)")
     p.add_argument("--text", action="append", default=[], help="a text to explain (repeatable)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")

@@ -19,6 +19,8 @@ import argparse
 import os
 import sys
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
@@ -28,8 +30,8 @@ def _error(message):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="kerasattn export", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="kerasattn export", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="a run directory of a Keras model")
     p.add_argument("--output", help="SavedModel base path, or base/VERSION "
                                     "(default saved_models/<run name>/<next version>)")

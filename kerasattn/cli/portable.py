@@ -36,7 +36,6 @@ matrix (``embeddings.npy``: the file's vectors, random rows for the words it
 lacks, exactly as ``training.train`` draws them) for ``fit`` to start from.
 """
 
-import argparse
 import csv
 import hashlib
 import json
@@ -46,6 +45,8 @@ import sys
 import time
 
 import numpy as np
+
+from kerasattn.cli.parsing import ArgumentParser
 
 BUCKET_STEP = 64
 ARRAYS_DIR = "_arrays"
@@ -623,7 +624,7 @@ def fit_parallel(run_dirs, parallel, flags, poll_seconds=1.0):
 
 def build_fit_parser():
     """The parser of ``portable fit``'s arguments (``prepare`` takes ``training.train``'s)."""
-    p = argparse.ArgumentParser(prog="kerasattn portable fit")
+    p = ArgumentParser(prog="kerasattn portable fit")
     p.add_argument("--run", action="append", required=True,
                    help="a prepared run directory (repeatable)")
     p.add_argument("--mixed-precision", default="off", choices=["off", "float16", "bfloat16"])

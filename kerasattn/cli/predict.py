@@ -24,6 +24,8 @@ import json
 import os
 import sys
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 TOKEN_AXES = ("query", "key", "token", "memory")
@@ -131,8 +133,8 @@ def explain_page(signature, texts, axes, path):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="kerasattn predict", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="kerasattn predict", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model-dir", required=True, help="an exported SavedModel (NAME/VERSION)")
     p.add_argument("texts", nargs="*", help="texts to classify ('-' reads stdin)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")

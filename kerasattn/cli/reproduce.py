@@ -62,6 +62,8 @@ import subprocess
 import sys
 import time
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # relative to the working directory: the checkout's benchmarks/results when run from it
@@ -1114,8 +1116,8 @@ SEEDED = {"iram-regulariser", "transformer-grid", "transformer-baselines"}
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="kerasattn reproduce", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="kerasattn reproduce", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--experiment", required=True, choices=sorted(EXPERIMENTS))
     p.add_argument("--run", action="append", default=[],
                    help="a trained run directory to measure (repeatable); none: train them")

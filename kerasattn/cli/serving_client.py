@@ -21,6 +21,8 @@ import math
 import numbers
 import sys
 
+from kerasattn.cli.parsing import ArgumentParser
+
 
 class ServingError(RuntimeError):
     """An answer of the server that does not fit the request."""
@@ -91,8 +93,8 @@ def _drop_padding(tokens):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="kerasattn serving-client", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="kerasattn serving-client", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("texts", nargs="+", help="texts to send")
     p.add_argument("--model", required=True, help="the model name in TF Serving's config")
     p.add_argument("--host", default="localhost")

@@ -16,6 +16,7 @@ import sys
 # Quieter TensorFlow start-up; users can still override this.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from kerasattn.cli.parsing import ArgumentParser
 from kerasattn.training.config import ConfigError  # noqa: E402,F401  (raised, re-exported)
 
 
@@ -33,7 +34,7 @@ def build_parser():
                             for n in models.names()]
     epilog += ["", "datasets:"] + [f"  {n:<20} {d}" for n, d in datasets.describe().items()]
     epilog += [f"  {'csv:PATH, jsonl:PATH':<20} your own data (text, label[, split] columns)"]
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="kerasattn train",
         description="Train a kerasattn model and write a run directory.",
         epilog="\n".join(epilog), formatter_class=_HelpFormatter)

@@ -18,12 +18,14 @@ import argparse
 import os
 import sys
 
+from kerasattn.cli.parsing import ArgumentParser
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="kerasattn word-vectors", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="kerasattn word-vectors", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", action="append", default=[],
                    help="a dataset whose training texts to learn from (repeatable)")
     p.add_argument("--texts", action="append", default=[], metavar="FILE",

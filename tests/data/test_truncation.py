@@ -105,4 +105,6 @@ def test_a_bad_choice_on_the_command_line_is_refused_before_anything_is_written(
                     "--output-dir", str(tmp_path)])
     assert exit_.value.code == 2 and not os.listdir(tmp_path)
     err = capsys.readouterr().err
-    assert "error: argument --truncation: invalid choice: 'middle'" in err
+    assert err.splitlines() == [  # one line, not argparse's usage block first
+        "error: argument --truncation: invalid choice: 'middle' (choose from 'head', "
+        "'tail', 'head+tail') (see 'kerasattn train --help')"]
