@@ -200,8 +200,9 @@ def time_limit(seconds):
     """A Keras callback that stops training once ``seconds`` have passed since ``fit``
     began, after the batch in progress: the partial epoch is still validated (and kept,
     if it is the best). A limit that passes during an epoch's validation stops training
-    at that epoch's end, so no further epoch starts only to be cut. Pass it to ``fit(callbacks=[...])`` (``TextClassifier.fit``
-    too). After ``fit``, :func:`time_limit_record` says whether and where it stopped.
+    at that epoch's end, so no further epoch starts only to be cut; one that passes after
+    the last batch of the last epoch stops nothing (the run is whole). Pass it to
+    ``fit(callbacks=[...])`` (``TextClassifier.fit`` too). After ``fit``, :func:`time_limit_record` says whether and where it stopped.
     Raises ``ValueError`` unless ``seconds`` > 0."""
     import time
 
@@ -224,10 +225,13 @@ def time_limit(seconds):
 
         def on_train_batch_end(self, batch, logs=None):
             self.steps = batch + 1
-            self._stop_if_past()
+            params = self.params or {}
+            if not (self.epoch + 1 == params.get("epochs") and self.steps == params.get("steps")):
+                self._stop_if_past()  # (after the last epoch's last batch the run is whole)
 
         def on_epoch_end(self, epoch, logs=None):  # the limit passed while validating
-            self._stop_if_past()
+            if epoch + 1 < (self.params or {}).get("epochs", 0):  # and an epoch would follow
+                self._stop_if_past()
 
         def _stop_if_past(self):
             if (self.stopped_at is None and not self.model.stop_training

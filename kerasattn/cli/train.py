@@ -16,7 +16,7 @@ import sys
 # Quieter TensorFlow start-up; users can still override this.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from kerasattn.cli.parsing import ArgumentParser
+from kerasattn.cli.parsing import ArgumentParser  # noqa: E402
 from kerasattn.training.config import ConfigError  # noqa: E402,F401  (raised, re-exported)
 
 

@@ -109,6 +109,24 @@ def test_a_limit_passing_during_validation_stops_at_that_epochs_end(monkeypatch)
     assert metrics.time_limit_warning(record, 3) == (
         "warning: stopped by --time-limit 50s after epoch 1 of 3; the run is shorter "
         "than its configuration")
+    # passing while the last epoch is validated (or after its last batch) cuts nothing
+    now[0] = 0.0
+    whole = metrics.time_limit(250)
+    history = model.fit(x, y, batch_size=4, epochs=3, validation_data=(x, y),
+                        callbacks=[SlowValidation(), whole], verbose=0)
+    assert len(history.history["loss"]) == 3  # validated at 100, 200 and 300 s
+    assert metrics.time_limit_record(whole) == {"seconds": 250, "reached": False}
+
+    class SlowLastBatch(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            now[0] += 100.0 if batch == 9 else 0.0
+
+    now[0] = 0.0
+    whole = metrics.time_limit(250)
+    history = model.fit(x, y, batch_size=4, epochs=3, callbacks=[SlowLastBatch(), whole],
+                        verbose=0)
+    assert len(history.history["loss"]) == 3
+    assert metrics.time_limit_record(whole) == {"seconds": 250, "reached": False}
     # cut inside an epoch, the warning says where
     assert metrics.time_limit_warning(dict(record, steps=4), 3) == (
         "warning: stopped by --time-limit 50s in epoch 1 of 3 (after 4 of 10 steps); the "
