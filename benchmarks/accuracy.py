@@ -694,7 +694,7 @@ LEVERS["iram-vanilla-imdb-headtail"] = (["--model", "iram-vanilla", "--dataset",
 # the same on BBC, whose articles IRAM's 200 tokens cut too (94 %; median 385, headline
 # first), and the LSTM-only baseline on IMDB
 for _preset, _dataset in (("iram-vanilla", "bbc"), ("iram-baseline", "bbc"),
-                          ("iram-baseline", "imdb")):
+                          ("iram-full", "bbc"), ("iram-baseline", "imdb")):
     LEVERS[f"{_preset}-{_dataset}-headtail"] = (["--model", _preset, "--dataset", _dataset,
                                                   "--truncation", "head+tail"], None)
 
