@@ -24,8 +24,6 @@ import json
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser
-
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 TOKEN_AXES = ("query", "key", "token", "memory")
@@ -133,8 +131,11 @@ def explain_page(signature, texts, axes, path):
 
 
 def build_parser():
-    p = ArgumentParser(prog="kerasattn predict", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="kerasattn predict", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    # kerasattn.cli.parsing.ArgumentParser's one error line, written here because this
+    # module imports nothing of the package
+    p.error = lambda message: p.exit(2, f"error: {message} (see '{p.prog} --help')\n")
     p.add_argument("--model-dir", required=True, help="an exported SavedModel (NAME/VERSION)")
     p.add_argument("texts", nargs="*", help="texts to classify ('-' reads stdin)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
