@@ -202,7 +202,8 @@ def time_limit(seconds):
     if it is the best). A limit that passes during an epoch's validation stops training
     at that epoch's end, so no further epoch starts only to be cut; one that passes after
     the last batch of the last epoch stops nothing (the run is whole). Pass it to
-    ``fit(callbacks=[...])`` (``TextClassifier.fit`` too). After ``fit``, :func:`time_limit_record` says whether and where it stopped.
+    ``fit(callbacks=[...])`` (``TextClassifier.fit`` too). After ``fit``,
+    :func:`time_limit_record` says whether and where it stopped.
     Raises ``ValueError`` unless ``seconds`` > 0."""
     import time
 
@@ -225,12 +226,11 @@ def time_limit(seconds):
 
         def on_train_batch_end(self, batch, logs=None):
             self.steps = batch + 1
-            params = self.params or {}
-            if not (self.epoch + 1 == params.get("epochs") and self.steps == params.get("steps")):
-                self._stop_if_past()  # (after the last epoch's last batch the run is whole)
+            if self.steps != (self.params or {}).get("steps"):  # an epoch's last batch:
+                self._stop_if_past()  # on_epoch_end decides, after its validation
 
-        def on_epoch_end(self, epoch, logs=None):  # the limit passed while validating
-            if epoch + 1 < (self.params or {}).get("epochs", 0):  # and an epoch would follow
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch + 1 < (self.params or {}).get("epochs", 0):  # an epoch would follow
                 self._stop_if_past()
 
         def _stop_if_past(self):
