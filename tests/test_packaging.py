@@ -79,8 +79,11 @@ def test_an_unknown_command_is_one_error_line(imports, capsys):
     assert cli.main(["trian", "--epochs", "1"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.splitlines()[-1] == ("error: unknown command 'trian'; choose one of "
-                                    + ", ".join(COMMANDS))
+    assert err == ("error: unknown command 'trian' (did you mean 'train'?); choose one of "
+                   + ", ".join(COMMANDS) + "\n")
+    assert cli.main(["zzz"]) == 2  # nothing close: no guess
+    assert capsys.readouterr().err == ("error: unknown command 'zzz'; choose one of "
+                                       + ", ".join(COMMANDS) + "\n")
     assert imports == []
 
 

@@ -6,6 +6,7 @@ the rest of the command line. A module is imported only when its command
 runs, so ``kerasattn --help`` loads none of them.
 """
 
+import difflib
 import importlib
 import sys
 
@@ -50,9 +51,10 @@ def main(argv=None):
         print(f"kerasattn {__version__}")
         return 0
     if command not in COMMANDS:
-        print(USAGE, file=sys.stderr)
-        print(f"error: unknown command {command!r}; choose one of {', '.join(COMMANDS)}",
-              file=sys.stderr)
+        close = difflib.get_close_matches(command, COMMANDS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        print(f"error: unknown command {command!r}{hint}; choose one of "
+              f"{', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     module = importlib.import_module(f"kerasattn.cli.{COMMANDS[command][0]}")
     return module.main(rest)
