@@ -910,7 +910,7 @@ for _name in ("iram-vanilla", "iram-baseline"):
              "--model-option", "dropout=0.3"], 0.78 if _dataset == "sst2" else None)
 # (AG News rose at seed 0, BBC fell by 0.129 and 0.039: not kept). iram-baseline was still
 # learning BBC at its tenth epoch (twenty epochs: validation +0.030, rows
-# iram-*-bbc-epochs20), and patience 5 kept nearly every best epoch in their replay: twenty
+# iram-*-bbc-epochs20), and patience 5 kept every best epoch in their replay: twenty
 # epochs stopped five after the best, on every set a default is chosen on
 for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc"):
     LEVERS[f"iram-baseline-{_dataset}-epochs20-es5"] = (
