@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from kerasattn.layers._initializers import clone_initializer
+
 
 def split_heads(x, num_heads):
     """(batch, n, d) -> (batch, heads, n, d / heads)."""
@@ -60,4 +62,4 @@ def zero_padding(x, mask):
 def conv(filters, activation, name, policy, initializer):
     """The window-3 'same' convolution of HCAN Equation 2."""
     return keras.layers.Conv1D(filters, 3, padding="same", activation=activation, name=name,
-                               dtype=policy, kernel_initializer=initializer)
+                               dtype=policy, kernel_initializer=clone_initializer(initializer))

@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from kerasattn.layers._attention_ops import softmax_over_last
+from kerasattn.layers._initializers import clone_initializer
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -52,11 +53,12 @@ class AttentionPooling(keras.layers.Layer):
 
     def build(self, input_shape):
         self._hidden = keras.layers.Dense(self.units, activation="tanh", name="hidden",
-                                          kernel_initializer=self.kernel_initializer,
+                                          kernel_initializer=clone_initializer(
+                                              self.kernel_initializer),
                                           dtype=self.dtype_policy)
         self._hidden.build(input_shape)
         self.context = self.add_weight(name="context", shape=(self.units,),
-                                       initializer=self.kernel_initializer)
+                                       initializer=clone_initializer(self.kernel_initializer))
 
     def _hidden_states(self, inputs):
         """u_i = tanh(W h_i + b), (batch, n, units)."""

@@ -6,6 +6,8 @@ import keras
 import numpy as np
 from keras import ops
 
+from kerasattn.layers._initializers import clone_initializer
+
 
 def word_ngrams(word, ngram_range=(1, 4)):
     """The character n-grams of ``<word>`` (boundary marks included, but not alone),
@@ -78,7 +80,8 @@ class CharNgramEmbedding(keras.layers.Layer):
         # row 0 is the empty slot of words with fewer than max_ngrams n-grams
         self.embeddings = self.add_weight(name="embeddings",
                                           shape=(self.num_buckets + 1, self.output_dim),
-                                          initializer=self.embeddings_initializer)
+                                          initializer=clone_initializer(
+                                              self.embeddings_initializer))
 
     def ngram_table(self, vocabulary):
         """(vocabulary_size, max_ngrams) int32: each word's hashed n-gram rows, 0 = none."""

@@ -2,6 +2,8 @@
 
 import keras
 
+from kerasattn.layers._initializers import clone_initializer
+
 
 GATES = ("transform", "carry")
 
@@ -64,11 +66,12 @@ class Highway(keras.layers.Layer):
         self._transforms, self._gates = [], []
         for i in range(self.num_layers):
             transform = keras.layers.Dense(d, activation=self.activation, name=f"transform_{i}",
-                                           kernel_initializer=self.kernel_initializer,
+                                           kernel_initializer=clone_initializer(
+                                               self.kernel_initializer),
                                            dtype=self.dtype_policy)
             gate = keras.layers.Dense(
                 d, activation="sigmoid", name=f"gate_{i}",
-                kernel_initializer=self.kernel_initializer,
+                kernel_initializer=clone_initializer(self.kernel_initializer),
                 bias_initializer=keras.initializers.Constant(self.gate_bias_initializer),
                 dtype=self.dtype_policy)
             transform.build(input_shape)

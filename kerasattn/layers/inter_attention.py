@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from kerasattn.layers.attention_pooling import AttentionPooling
+from kerasattn.layers._initializers import clone_initializer
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -57,14 +58,15 @@ class InterAttention(AttentionPooling):
     def build(self, input_shape):
         units = self.units or input_shape[-1]
         self._keys = keras.layers.Dense(units, use_bias=False, name="keys",
-                                        kernel_initializer=self.kernel_initializer,
+                                        kernel_initializer=clone_initializer(
+                                            self.kernel_initializer),
                                         dtype=self.dtype_policy)
         self._keys.build(input_shape)
         self.query = self.add_weight(name="query", shape=(units,),
-                                     initializer=self.kernel_initializer)
+                                     initializer=clone_initializer(self.kernel_initializer))
         # v, the vector that reduces tanh(q + K_i) to one score
         self.context = self.add_weight(name="score_vector", shape=(units,),
-                                       initializer=self.kernel_initializer)
+                                       initializer=clone_initializer(self.kernel_initializer))
 
     def _hidden_states(self, inputs):
         return ops.tanh(self._keys(inputs) + ops.cast(self.query, self.compute_dtype))

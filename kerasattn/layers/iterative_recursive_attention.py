@@ -5,6 +5,7 @@ from keras import ops
 
 from kerasattn.layers._attention_ops import masked_softmax
 from kerasattn.layers.highway import GATES, Highway
+from kerasattn.layers._initializers import clone_initializer
 
 
 def attention_regularizer(attention, gamma, steps=None):
@@ -96,13 +97,14 @@ class IterativeRecursiveAttention(keras.layers.Layer):
         if d_h is None or d_q is None:
             raise ValueError("IterativeRecursiveAttention needs known hidden and query sizes")
         self.bilinear = self.add_weight(name="bilinear", shape=(d_q, d_h),
-                                        initializer=self.kernel_initializer)
+                                        initializer=clone_initializer(self.kernel_initializer))
+        init = self.kernel_initializer  # cloned for each weight: see _initializers
         self._controller = keras.layers.GRUCell(d_q, name="controller",
-                                                kernel_initializer=self.kernel_initializer,
-                                                recurrent_initializer=self.kernel_initializer,
+                                                kernel_initializer=clone_initializer(init),
+                                                recurrent_initializer=clone_initializer(init),
                                                 dtype=self.dtype_policy)
         self._controller.build((None, d_h))
-        self._highway = Highway(num_layers=1, kernel_initializer=self.kernel_initializer,
+        self._highway = Highway(num_layers=1, kernel_initializer=init,
                                 gate=self.highway_gate,
                                 name="summary_highway", dtype=self.dtype_policy)
         self._highway.build((None, d_h))

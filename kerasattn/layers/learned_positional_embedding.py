@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from kerasattn.layers._initializers import clone_initializer
+
 
 @keras.saving.register_keras_serializable(package="kerasattn")
 class LearnedPositionalEmbedding(keras.layers.Layer):
@@ -45,7 +47,7 @@ class LearnedPositionalEmbedding(keras.layers.Layer):
 
     def build(self, input_shape):
         self.positions = self.add_weight(name="positions", shape=(self.max_length, input_shape[-1]),
-                                         initializer=self.embeddings_initializer)
+                                         initializer=clone_initializer(self.embeddings_initializer))
 
     def call(self, inputs, mask=None, training=None):
         n = ops.shape(inputs)[1]

@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from kerasattn.layers._initializers import clone_initializer
+
 
 @keras.saving.register_keras_serializable(package="kerasattn")
 class Maxout(keras.layers.Layer):
@@ -55,7 +57,8 @@ class Maxout(keras.layers.Layer):
         shape = tuple(input_shape)
         for i in range(self.num_layers):
             dense = keras.layers.Dense(self.units * self.pool_size, name=f"pieces_{i}",
-                                       kernel_initializer=self.kernel_initializer,
+                                       kernel_initializer=clone_initializer(
+                                           self.kernel_initializer),
                                        dtype=self.dtype_policy)
             dense.build(shape)
             self._pieces.append(dense)

@@ -51,7 +51,7 @@ class ParallelConvAttention(keras.layers.Layer):
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.supports_masking = True
         common = dict(num_heads=num_heads, units=units, dropout=dropout,
-                      kernel_initializer=kernel_initializer, dtype=self.dtype_policy)
+                      kernel_initializer=self.kernel_initializer, dtype=self.dtype_policy)
         self._a = ConvMultiheadAttention(value_activation="elu", name="branch_elu", **common)
         self._b = ConvMultiheadAttention(value_activation="tanh", name="branch_tanh", **common)
         self._norm = keras.layers.LayerNormalization(epsilon=self.layer_norm_epsilon,

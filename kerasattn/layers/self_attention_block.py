@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from kerasattn.layers._attention_ops import masked_softmax
+from kerasattn.layers._initializers import clone_initializer
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -92,15 +93,16 @@ class SelfAttentionBlock(keras.layers.Layer):
         if d % self.num_heads:
             raise ValueError(f"num_heads ({self.num_heads}) must divide the input size d ({d})")
         self.d = d
+        init = self.kernel_initializer  # cloned for each weight: see _initializers
         self.w_qk = self.add_weight(name="w_qk", shape=(self.num_heads, d, d),
-                                    initializer=self.kernel_initializer)
-        self.w_v = self.add_weight(name="w_v", shape=(d, d), initializer=self.kernel_initializer)
+                                    initializer=clone_initializer(init))
+        self.w_v = self.add_weight(name="w_v", shape=(d, d), initializer=clone_initializer(init))
         policy = self.dtype_policy
         self._ffn_hidden = keras.layers.Dense(d, activation="relu", name="ffn_hidden",
-                                              kernel_initializer=self.kernel_initializer,
+                                              kernel_initializer=clone_initializer(init),
                                               dtype=policy)
         self._ffn_output = keras.layers.Dense(d, name="ffn_output",
-                                              kernel_initializer=self.kernel_initializer,
+                                              kernel_initializer=clone_initializer(init),
                                               dtype=policy)
         self._attention_norm = keras.layers.LayerNormalization(
             epsilon=self.layer_norm_epsilon, name="attention_norm", dtype=policy)

@@ -7,6 +7,7 @@ from keras import ops
 
 from kerasattn.layers._attention_ops import (conv, masked_softmax, merge_heads, split_heads,
                                              zero_padding)
+from kerasattn.layers._initializers import clone_initializer
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -73,7 +74,7 @@ class TargetAttention(keras.layers.Layer):
             raise ValueError(f"values_from_inputs needs units == input size ({input_shape[-1]})")
         self.d = d
         self.target = self.add_weight(name="target", shape=(1, d),
-                                      initializer=self.kernel_initializer)
+                                      initializer=clone_initializer(self.kernel_initializer))
         policy, init = self.dtype_policy, self.kernel_initializer
         self._k = conv(d, "elu", "key_conv", policy, init)
         self._k.build(input_shape)

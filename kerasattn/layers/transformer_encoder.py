@@ -7,6 +7,7 @@ import keras
 from keras import ops
 
 from kerasattn.layers._attention_ops import masked_softmax, merge_heads, split_heads
+from kerasattn.layers._initializers import clone_initializer
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -91,7 +92,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         def dense(units, name, activation=None, use_bias=True):
             return keras.layers.Dense(units, activation=activation, name=name,
                                       use_bias=use_bias,
-                                      kernel_initializer=self.kernel_initializer,
+                                      kernel_initializer=clone_initializer(self.kernel_initializer),
                                       dtype=self.dtype_policy)
 
         self._query, self._value = dense(inner, "query"), dense(inner, "value")

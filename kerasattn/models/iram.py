@@ -46,7 +46,7 @@ from kerasattn.models.registry import Preset, register
 
 def _lstm_initializers(lstm_init, init):
     if lstm_init == "normal":
-        return {"kernel_initializer": init, "recurrent_initializer": init}
+        return {"kernel_initializer": init(), "recurrent_initializer": init()}
     if lstm_init == "keras":
         return {}
     raise ValueError(f"lstm_init must be 'normal' or 'keras', got {lstm_init!r}")
@@ -84,7 +84,10 @@ def build_iram(vocab_size, num_classes, attention=True, embedding_dim=300, units
             on, Srivastava et al.'s recommendation the paper cites). See
             :class:`~kerasattn.layers.Highway`.
     """
-    init = keras.initializers.RandomNormal(stddev=init_stddev)
+    def init():
+        # a new instance for each weight: one instance would start equal shapes equal
+        return keras.initializers.RandomNormal(stddev=init_stddev)
+
     ids = keras.Input((None,), dtype="int32", name="token_ids")
     x = keras.layers.Embedding(vocab_size, embedding_dim, mask_zero=True, name="embedding",
                                embeddings_initializer=keras.initializers.RandomNormal(
@@ -95,15 +98,15 @@ def build_iram(vocab_size, num_classes, attention=True, embedding_dim=300, units
     hidden, h_fw, c_fw, h_bw, c_bw = keras.layers.Bidirectional(lstm, name="encoder")(x)
     if attention:
         query = keras.layers.Concatenate(name="initial_query")([c_fw, c_bw])
-        features = IterativeRecursiveAttention(steps=steps, gamma=gamma, kernel_initializer=init,
+        features = IterativeRecursiveAttention(steps=steps, gamma=gamma, kernel_initializer=init(),
                                                highway_gate=highway_gate,
                                                name="iterative_attention")([hidden, query])
     else:
         features = keras.layers.Concatenate(name="last_states")([h_fw, h_bw])
     features = Maxout(maxout_units, maxout_pool_size, maxout_layers, dropout=dropout,
-                      kernel_initializer=init, name="maxout")(features)
+                      kernel_initializer=init(), name="maxout")(features)
     out = keras.layers.Dense(num_classes, activation="softmax", dtype="float32",
-                             kernel_initializer=init, name="probabilities")(features)
+                             kernel_initializer=init(), name="probabilities")(features)
     return keras.Model(ids, out, name=name)
 
 
@@ -141,21 +144,26 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
         raise ValueError(f"highway_layers must be an integer >= 0, got {highway_layers!r}")
     if not isinstance(ngram_dim, int) or ngram_dim < 0:
         raise ValueError(f"ngram_dim must be an integer >= 0, got {ngram_dim!r}")
-    init = keras.initializers.RandomNormal(stddev=init_stddev)
-    embedding_init = keras.initializers.RandomNormal(stddev=embedding_stddev)
+    def init():
+        # a new instance for each weight: one instance would start equal shapes equal
+        return keras.initializers.RandomNormal(stddev=init_stddev)
+
+    def embedding_init():
+        return keras.initializers.RandomNormal(stddev=embedding_stddev)
+
     ids = keras.Input((None,), dtype="int32", name="token_ids")
     words = keras.layers.Embedding(vocab_size, embedding_dim, mask_zero=True, name="embedding",
-                                   embeddings_initializer=embedding_init)(ids)
+                                   embeddings_initializer=embedding_init())(ids)
     words = keras.layers.Dropout(embedding_dropout, name="embedding_dropout")(words)
     ngram_layer = None
     x = words
     if ngram_dim:
         ngram_layer = CharNgramEmbedding(vocab_size, ngram_dim, num_buckets=ngram_buckets,
-                                         embeddings_initializer=embedding_init,
+                                         embeddings_initializer=embedding_init(),
                                          name="char_ngrams")
         x = keras.layers.Concatenate(name="word_and_ngrams")([words, ngram_layer(ids)])
     if highway_layers:
-        x = Highway(num_layers=highway_layers, kernel_initializer=init, gate=highway_gate,
+        x = Highway(num_layers=highway_layers, kernel_initializer=init(), gate=highway_gate,
                     name="embedding_highway")(x)
 
     def bilstm(i, states=False):
@@ -174,15 +182,15 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
     if query_layers:
         _, _, c_fw, _, c_bw = bilstm(context_layers + query_layers, states=True)(x)
     query = keras.layers.Concatenate(name="final_cell_states")([c_fw, c_bw])
-    query = Highway(num_layers=1, kernel_initializer=init, gate=highway_gate,
+    query = Highway(num_layers=1, kernel_initializer=init(), gate=highway_gate,
                     name="query_highway")(query)
-    features = IterativeRecursiveAttention(steps=steps, gamma=gamma, kernel_initializer=init,
+    features = IterativeRecursiveAttention(steps=steps, gamma=gamma, kernel_initializer=init(),
                                            highway_gate=summary_gate or highway_gate,
                                            name="iterative_attention")([hidden, query])
     features = Maxout(maxout_units, maxout_pool_size, maxout_layers, dropout=dropout,
-                      kernel_initializer=init, name="maxout")(features)
+                      kernel_initializer=init(), name="maxout")(features)
     out = keras.layers.Dense(num_classes, activation="softmax", dtype="float32",
-                             kernel_initializer=init, name="probabilities")(features)
+                             kernel_initializer=init(), name="probabilities")(features)
     model = keras.Model(ids, out, name=name)
     if vocabulary is not None and ngram_layer is not None:
         ngram_layer.set_vocabulary(vocabulary)

@@ -3,8 +3,10 @@
 ``check_layer(make_layer)`` runs: get_config / from_config round-trip, output
 shapes and dtypes under float32, mixed_float16 and mixed_bfloat16 (finite
 outputs), a training step that changes every weight, padding invariance (extra
-padded positions filled with garbage change no real output), and a ``.keras``
-save/load round trip. New layers add one parametrised line to
+padded positions filled with garbage change no real output), a ``.keras``
+save/load round trip, and the initial weights: no two of equal shape start
+equal (a Keras 3 initializer instance shared by two weights would start them
+equal), one seed builds the same weights twice and another seed other weights. New layers add one parametrised line to
 ``tests/layers/test_harness.py``.
 """
 
@@ -99,9 +101,55 @@ def check_save_load(make_layer, tmp_path, dim=8):
     np.testing.assert_allclose(_np(loaded(x)), _np(model(x)), rtol=1e-5, atol=1e-6)
 
 
+def seeded_weights(build, seed):
+    """[(path, value)] of the weights ``build()`` (a built layer or model) starts with
+    under the global seed ``seed``."""
+    keras.utils.set_random_seed(seed)
+    return [(w.path, _np(w)) for w in build().weights]
+
+
+def equal_drawn_weights(first, second):
+    """Pairs of paths whose weights were drawn at random (their values in ``first`` and
+    ``second``, the same build under two seeds, differ) and start equal in ``first``.
+    Weights a seed does not move (zeros, ones, a constant, a forget-gate bias) are
+    not drawn and may repeat."""
+    drawn = [(path, a) for (path, a), (_, b) in zip(first, second) if not np.array_equal(a, b)]
+    return [(pa, pb) for i, (pa, a) in enumerate(drawn) for pb, b in drawn[i + 1:]
+            if a.shape == b.shape and np.array_equal(a, b)]
+
+
+def equal_initial_weights(build):
+    """``equal_drawn_weights`` of ``build()`` under seeds 0 and 1."""
+    return equal_drawn_weights(seeded_weights(build, 0), seeded_weights(build, 1))
+
+
+def check_seeds(build):
+    """One seed builds the same weights twice; another seed other weights."""
+    first, again, other = (seeded_weights(build, s) for s in (1, 1, 2))
+    for (path, a), (_, b) in zip(first, again):
+        np.testing.assert_array_equal(a, b, err_msg=f"{path} differs under one seed")
+    if first:
+        assert any(not np.array_equal(a, c) for (_, a), (_, c) in zip(first, other)), \
+            "seeds 1 and 2 build the same weights"
+
+
+def _built(make_layer, dim):
+    x, mask = _inputs(dim=dim)
+    layer = make_layer()
+    layer(x, mask=mask)
+    return layer
+
+
+def check_initial_weights(make_layer, dim=8):
+    pairs = equal_initial_weights(lambda: _built(make_layer, dim))
+    assert not pairs, f"weights that start equal: {pairs}"
+    check_seeds(lambda: _built(make_layer, dim))
+
+
 def check_layer(make_layer, tmp_path, dim=8):
     check_config_round_trip(make_layer)
     check_dtypes(make_layer, dim)
     check_padding_invariance(make_layer, dim)
     check_training_step(make_layer, dim)
     check_save_load(make_layer, tmp_path, dim)
+    check_initial_weights(make_layer, dim)

@@ -9,6 +9,7 @@ import pytest
 from kerasattn.interpret import extract_attention
 from kerasattn.layers import IterativeRecursiveAttention, MaskedGlobalMaxPooling1D
 from kerasattn.layers.iterative_recursive_attention import attention_regularizer
+from tests.layers.harness import check_seeds, equal_initial_weights
 
 RNG = np.random.default_rng(0)
 H = RNG.normal(size=(2, 5, 8)).astype("float32")
@@ -123,3 +124,16 @@ def test_the_summary_highway_takes_the_gate_asked_for():
     clone = IterativeRecursiveAttention.from_config(layer.get_config())
     assert clone.highway_gate == "carry"
     assert IterativeRecursiveAttention().highway_gate == "transform"
+
+
+def test_every_weight_starts_apart_and_seeds_repeat():
+    # the bilinear W, the controller's kernels and the summary highway's two kernels are
+    # all (8, 8) here: one shared initializer instance would start them equal
+    def build():
+        layer = IterativeRecursiveAttention(
+            kernel_initializer=keras.initializers.RandomNormal(stddev=0.01))
+        layer([H, H[:, 0]])
+        return layer
+
+    assert not equal_initial_weights(build)
+    check_seeds(build)

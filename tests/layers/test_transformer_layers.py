@@ -93,7 +93,11 @@ def test_encoder_block_and_inter_attention_in_mixed_precision(policy):
     assert np.isfinite(np.asarray(out, "float32")).all()
     np.testing.assert_allclose(np.asarray(w, "float32").sum(-1), 1, atol=1e-2)
     assert (np.asarray(w, "float32")[1, 3:] == 0).all()
-    np.testing.assert_allclose(np.asarray(out, "float32"), np.asarray(ref), atol=0.1)
+    # bfloat16 keeps 8 bits of mantissa: on inputs scaled by 30 the scores run to the
+    # hundreds and round by about 1, enough to move a near-tied softmax (seeds 0-5 of
+    # this draw: at most 0.014 apart under float16, 0.165 under bfloat16)
+    atol = {"mixed_float16": 0.05, "mixed_bfloat16": 0.25}[policy]
+    np.testing.assert_allclose(np.asarray(out, "float32"), np.asarray(ref), atol=atol)
 
 
 def test_inter_attention_matches_numpy_and_masks():
