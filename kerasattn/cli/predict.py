@@ -35,7 +35,8 @@ class InputError(ValueError):
 
 def decode_lines(data, name):
     """The lines of UTF-8 ``data`` (bytes; universal newlines, as a text-mode file
-    reads them); :class:`InputError` ``NAME:LINE: not valid UTF-8 ...`` otherwise."""
+    reads them; a leading byte-order mark dropped); :class:`InputError` ``NAME:LINE:
+    not valid UTF-8 ...`` otherwise."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -43,6 +44,7 @@ def decode_lines(data, name):
         lines = before.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         raise InputError(f"{name}:{len(lines)}: not valid UTF-8 (byte 0x{data[e.start]:02x} "
                          f"at column {len(lines[-1]) + 1})") from None
+    text = text.removeprefix("\ufeff")
     return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
 
 

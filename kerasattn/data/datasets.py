@@ -1191,10 +1191,16 @@ def load_bbc(data_dir=None, download=True, verify=True):
 
 
 def _read_user_rows(path, fmt):
-    """Yield (lineno, dict) rows of a CSV/TSV (with header) or JSON-lines file."""
+    """Yield (lineno, dict) rows of a CSV/TSV (with header) or JSON-lines file.
+
+    A UTF-8 byte-order mark (as spreadsheet programs save) is dropped. Refused with a
+    :class:`DatasetFormatError` naming file and line, rather than read as other rows: a
+    header naming one column twice, a quote left open (it would swallow the rows after
+    it into one text), and the header repeated below the first line (two files joined).
+    """
     with open(path, "rb") as fh:
         raw = fh.read()
-    text = _decode(raw, path)
+    text = _decode(raw, path).removeprefix("\ufeff")
     if fmt == "jsonl":
         for lineno, line in enumerate(text.splitlines(), 1):
             if not line.strip():
@@ -1208,20 +1214,42 @@ def _read_user_rows(path, fmt):
             yield lineno, row
         return
     delimiter = "\t" if fmt == "tsv" or path.endswith(".tsv") else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = next(reader, None)
+    # strict: a quote must close a field (a '"' inside a quoted text is written '""'), so
+    # a quote left open fails where the next quote is met, not silently joining rows
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error as e:
+        raise DatasetFormatError(f"{path}:1: the header is not valid CSV ({e})") from None
     if header is None:
         raise DatasetFormatError(f"{path}: empty file")
     header = [h.strip() for h in header]
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:
+        raise DatasetFormatError(
+            f"{path}:1: the header names {', '.join(repr(h) for h in twice)} more than once")
     prev = reader.line_num
-    for row in reader:
+    while True:
         lineno = prev + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise DatasetFormatError(
+                f"{path}:{lineno}: a quoted field that starts on this line or after it does "
+                f"not close where it should ({e}); a quote left open joins the rows after "
+                "it into one text (write a quote inside a quoted text as \"\")") from None
         prev = reader.line_num
         if len(row) != len(header):
             raise DatasetFormatError(
                 f"{path}:{lineno}: expected {len(header)} columns "
                 f"({', '.join(header)}), got {len(row)}"
             )
+        if [c.strip() for c in row] == header:
+            raise DatasetFormatError(
+                f"{path}:{lineno}: the header again (two files joined?); a row cannot be "
+                "its own column names")
         yield lineno, dict(zip(header, row))
 
 
@@ -1240,6 +1268,10 @@ def load_user_file(path, fmt, val_fraction=0.1):
     ``labels.txt``) are refused with a :class:`DatasetFormatError` naming file
     and line. The classes get ids in sorted order: numerically when every
     label is an integer, else alphabetically.
+
+    Every class of the validation and test rows must have training rows, and a CSV
+    is read strictly (see :func:`_read_user_rows`): a quote left open, a header
+    naming a column twice or repeated mid-file is an error, not other rows.
 
     A dataset needs at least two classes, and enough training rows to split off
     what is not given (a stratified 20% test split without test rows, a
@@ -1304,6 +1336,14 @@ def load_user_file(path, fmt, val_fraction=0.1):
             f"{path}: {n} {what}; need at least "
             f"{rows_needed([held_out[s] for s in missing])} rows to split off {parts} rows"
         )
+    trained = {lab for _, lab, *_ in rows.get("train", ())}
+    for split in ("val", "test"):
+        for _, lab, where, _ in rows.get(split, ()):
+            if lab not in trained:
+                name = "validation" if split == "val" else split
+                raise DatasetFormatError(
+                    f"{where}: label {lab!r} is in the {name} rows but in no training row; "
+                    "a class the model never trains on cannot be learned")
     if "test" not in splits:
         train = splits["train"]
         if grouped:

@@ -91,10 +91,11 @@ def test_empty_texts_are_kept_and_counted(tmp_path):
 def test_user_labels_strings_sorted_and_integers_numeric(tmp_path):
     path = write(tmp_path / "data.jsonl", "\n".join(
         '{"text": "t%d", "label": %d, "split": "%s"}' % (i, lab, s)
-        for i, (lab, s) in enumerate([(10, "train"), (2, "train"), (9, "test"), (2, "dev")])))
+        for i, (lab, s) in enumerate([(10, "train"), (2, "train"), (9, "train"), (9, "test"),
+                                      (2, "dev")])))
     ds = d.load(f"jsonl:{path}")
     assert ds.class_names == ["2", "9", "10"]
-    assert ds.train.labels.tolist() == [2, 0] and ds.test.labels.tolist() == [1]
+    assert ds.train.labels.tolist() == [2, 0, 1] and ds.test.labels.tolist() == [1]
 
 
 def test_user_directory_of_splits(tmp_path):
@@ -119,14 +120,14 @@ def test_single_file_without_split_gets_a_stratified_test_split(tmp_path):
 
 
 def test_jsonl_integer_and_string_labels_are_one_class(tmp_path):
-    rows = [(1, "train"), ("1", "train"), (" 1 ", "train"), (2, "train"), ("2", "test"),
-            (10, "test"), ("1", "dev"), (2, "dev")]
+    rows = [(1, "train"), ("1", "train"), (" 1 ", "train"), (2, "train"), ("10", "train"),
+            ("2", "test"), (10, "test"), ("1", "dev"), (2, "dev")]
     path = write(tmp_path / "data.jsonl", "\n".join(
         '{"text": "t%d", "label": %s, "split": "%s"}' % (i, json.dumps(lab), s)
         for i, (lab, s) in enumerate(rows)))
     ds = d.load(f"jsonl:{path}")
     assert ds.class_names == ["1", "2", "10"]
-    assert ds.train.labels.tolist() == [0, 0, 0, 1] and ds.test.labels.tolist() == [1, 2]
+    assert ds.train.labels.tolist() == [0, 0, 0, 1, 2] and ds.test.labels.tolist() == [1, 2]
 
 
 @pytest.mark.parametrize("label", ["true", "1.0", "null", '{"a": 1}', "[1]", '"  "'])
