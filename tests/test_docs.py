@@ -263,27 +263,9 @@ def test_the_readme_is_short_and_keeps_its_contracts():
         assert line in text
 
 
-def test_the_readme_results_are_the_recorded_spreads():
-    """Every mean ± std in the README's results table is a recorded spread (rounded)
-    of the results file its row names, and only spreads are stated there."""
-    text = README.read_text(encoding="utf-8")
-    table = text[text.index("<!-- results:start -->"):text.index("<!-- results:end -->")]
-    figure = re.compile(r"(\d\.\d+) ± (\d\.\d+)")
-    rows = [line for line in table.splitlines() if line.startswith("| `")]
-    assert rows
-    for row in rows:
-        cells = [c.strip() for c in row.strip("|").split("|")]
-        files = re.findall(r"`([\w.-]+\.md)`", cells[-1])
-        assert files, row
-        recorded = {(round(float(m), 3), round(float(s_), 3)) for f in files
-                    for m, s_ in figure.findall(
-                        (ROOT / "benchmarks" / "results" / f).read_text(encoding="utf-8"))}
-        for cell in cells[1:-1]:
-            if cell in ("–", "-", ""):
-                continue
-            found = figure.fullmatch(cell.split(" (")[0].strip("* "))
-            assert found, f"not a mean ± std: {cell!r} in {row}"
-            assert (float(found[1]), float(found[2])) in recorded, f"{cell} not in {files}"
+# The README's results table is checked against the per-seed JSON records, not against the
+# Markdown tables' 4-decimal figures (rounding those again gave 0.0125 -> 0.013 where the
+# raw spread is 0.01246): tests/test_readme_figures.py (issue 66).
 
 
 def test_the_readme_quickstarts_are_the_docs_quickstarts():
