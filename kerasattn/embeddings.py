@@ -33,9 +33,13 @@ def read_glove(path, vocabulary=None):
     """
     wanted = None if vocabulary is None else set(vocabulary)
     vectors, dim = {}, None
-    with open(path, encoding="utf-8", errors="strict") as f:
-        for line_no, line in enumerate(f, 1):
-            parts = line.rstrip("\n").rstrip(" ").split(" ")
+    with open(path, "rb") as f:
+        for line_no, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise DatasetFormatError(f"{path}:{line_no}: not valid UTF-8") from None
+            parts = line.rstrip("\n").rstrip("\r").rstrip(" ").split(" ")
             if len(parts) < 2:
                 if not line.strip():
                     continue
@@ -56,6 +60,18 @@ def read_glove(path, vocabulary=None):
     if dim is None:
         raise DatasetFormatError(f"{path}: no vectors in the file")
     return vectors, dim
+
+
+def check_file(path, dim=None):
+    """Read every line of a GloVe file without keeping a vector, before a run writes
+    anything: raises ``FileNotFoundError``/``OSError`` for a file that cannot be read,
+    :class:`DatasetFormatError` (with file:line) for a malformed one, and ``ValueError``
+    when its vectors are not ``dim``-dimensional. Returns the vector size."""
+    _, found = read_glove(path, vocabulary=())
+    if dim is not None and found != dim:
+        raise ValueError(f"{path} has {found}-d vectors but the model's embeddings are "
+                         f"{dim}-d; set --model-option embedding_dim={found}")
+    return found
 
 
 def embedding_matrix(path, vocabulary, seed=0):

@@ -106,6 +106,24 @@ def early_stopping_replay(val_accuracy, patience):
 LEARNING_MARGIN = 0.02
 
 
+def disk_full(error):
+    """Where the disk filled (a file name, or the error's words) when ``error`` or an
+    error it was raised from says "No space left on device"; None otherwise. TensorFlow
+    and h5py re-raise an ``OSError(ENOSPC)`` as their own errors, so the chain and the
+    message are both read."""
+    import errno
+
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+            return error.filename or error.strerror or "No space left on device"
+        if "No space left on device" in str(error):
+            return "No space left on device"
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def learning_check(val_metrics, class_names=None, margin=LEARNING_MARGIN):
     """Whether a run learned: its (best epoch's) validation accuracy against the
     majority-class rate of the validation split (from the confusion matrix).
@@ -121,9 +139,11 @@ def learning_check(val_metrics, class_names=None, margin=LEARNING_MARGIN):
     accuracy = float(val_metrics["accuracy"])
     learned = accuracy > rate + margin
     name = class_names[majority] if class_names is not None else str(majority)
+    where = (f"is within {margin:.2f} of" if accuracy >= rate - margin
+             else "is below")  # below: worse than always predicting one class
     warning = None if learned else (
-        f"this run did not learn: validation accuracy {accuracy:.4f} is within {margin:.2f} "
-        f"of the majority-class rate {rate:.4f} (always predicting {name!r}); try another "
+        f"this run did not learn: validation accuracy {accuracy:.4f} {where} the "
+        f"majority-class rate {rate:.4f} (always predicting {name!r}); try another "
         "recipe (--recipe), learning rate or more epochs")
     return {"learned": bool(learned), "val_accuracy": accuracy, "majority_rate": rate,
             "majority_class": name, "margin": margin, "warning": warning}

@@ -18,6 +18,8 @@ A run directory holds::
 from it. The functions here are shared by both.
 """
 
+import errno
+import hashlib
 import json
 import os
 import platform
@@ -28,6 +30,7 @@ CONFIG, METRICS, HISTORY = "config.json", "metrics.json", "history.csv"
 KERAS_MODEL, CLASSICAL_MODEL = "model.keras", "model.skops"  # kerasattn.classical.save
 TEST_SCORES = "test_scores.npz"
 VOCAB = "vocab.txt"  # written by TextPreprocessor.save (its VOCAB_FILE)
+LOCK = "run.lock"  # held (flock) by the one process writing the run directory
 
 
 def finished_run_of(run_dir, config):
@@ -38,6 +41,110 @@ def finished_run_of(run_dir, config):
     if not os.path.exists(os.path.join(run_dir, METRICS)):
         return False
     return config.same_run(run_dir)
+
+
+# -- what a run trained on --------------------------------------------------------
+def _file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def data_fingerprint(dataset, ds, streamed=False):
+    """What a run trains on, to refuse resuming it on other data: the SHA-256 of each
+    file of a user's dataset (``csv:PATH``...) and, unless streamed, each split's row
+    count and the SHA-256 of its texts and labels in order."""
+    from kerasattn.data import datasets
+
+    fingerprint = {"files": {os.path.abspath(f): _file_sha256(f)
+                             for f in datasets.user_files(dataset)}}
+    if not streamed:
+        splits = {}
+        for s in datasets.SPLITS:
+            part = ds.split(s)
+            digest = hashlib.sha256()
+            for text, label in zip(part.texts, np.asarray(part.labels).tolist()):
+                digest.update(f"{label}\t{len(text)}\t{text}\n".encode("utf-8", "surrogatepass"))
+            splits[s] = {"rows": len(part), "sha256": digest.hexdigest()}
+        fingerprint["splits"] = splits
+    return fingerprint
+
+
+def fingerprint_changes(before, now):
+    """Sentences naming what differs between two :func:`data_fingerprint` records
+    (``[]``: the same data, or nothing recorded before)."""
+    if not before:
+        return []
+    changes = []
+    old_files, new_files = before.get("files") or {}, now.get("files") or {}
+    for path in sorted(set(old_files) | set(new_files)):
+        if path not in new_files:
+            changes.append(f"{path} is no longer read")
+        elif path not in old_files:
+            changes.append(f"{path} is read now and was not")
+        elif old_files[path] != new_files[path]:
+            changes.append(f"{path} changed")
+    old_splits, new_splits = before.get("splits") or {}, now.get("splits") or {}
+    for s in old_splits:
+        if s in new_splits and old_splits[s] != new_splits[s]:
+            rows = (f" ({old_splits[s]['rows']:,} rows, now {new_splits[s]['rows']:,})"
+                    if old_splits[s]["rows"] != new_splits[s]["rows"] else "")
+            changes.append(f"the {s} split's texts or labels differ{rows}")
+    return changes
+
+
+def vocabulary_sha256(vocabulary):
+    """The SHA-256 of a vocabulary (its tokens in id order)."""
+    return hashlib.sha256("\n".join(vocabulary).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# -- one writer per run directory -------------------------------------------------
+class RunDirectoryLocked(RuntimeError):
+    """Another live process holds the run directory's lock."""
+
+
+class RunLock:
+    """An exclusive ``flock`` on ``RUN_DIR/run.lock`` for as long as a process writes
+    the run directory. The operating system releases it when the process ends, however
+    it ends, so a crash never leaves a run locked; the file (holding the writer's pid)
+    stays and is reused. :meth:`acquire` raises :class:`RunDirectoryLocked` naming the
+    live process when another one holds it."""
+
+    def __init__(self, fd, path):
+        self._fd, self.path = fd, path
+
+    @classmethod
+    def acquire(cls, run_dir):
+        import fcntl
+
+        path = os.path.join(run_dir, LOCK)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            holder = os.read(fd, 64).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise RunDirectoryLocked(
+                    f"{run_dir} is being written by another process (pid {holder}); wait "
+                    "for it to finish, or choose another --run-name") from None
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return cls(fd, path)
+
+    def release(self):
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the flock
+            self._fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
 
 
 def read_vocabulary(run_dir):

@@ -230,10 +230,15 @@ def train(argv=None):
 
 def main(argv=None):
     from kerasattn.data.datasets import DatasetError
-    from kerasattn.metrics import DivergedError, out_of_memory, out_of_memory_message
+    from kerasattn.metrics import (DivergedError, disk_full, out_of_memory,
+                                   out_of_memory_message)
 
     try:
         train(argv)
+    except KeyboardInterrupt:
+        print("\ninterrupted; the same command resumes after the last finished epoch",
+              file=sys.stderr)
+        return 130
     except (ConfigError, DatasetError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -241,6 +246,11 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:
+        full = disk_full(e)
+        if full is not None:
+            print(f"error: the disk is full ({full}); free some space and run the same "
+                  "command: it resumes after the last finished epoch", file=sys.stderr)
+            return 1
         if out_of_memory(e):
             print("error: " + out_of_memory_message(
                 e, "train with a smaller --batch-size or --max-length"),

@@ -292,6 +292,17 @@ def _verify_enabled(verify=None):
     return os.environ.get(VERIFY_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+def verification_enabled():
+    """Whether built-in datasets' files are checked against their published checksums
+    ($KERASATTN_VERIFY is not "0", "false", "no" or "off")."""
+    return _verify_enabled()
+
+
+def is_user_dataset(name):
+    """Whether ``name`` is a user's file (``csv:PATH``, ``tsv:PATH``, ``jsonl:PATH``)."""
+    return name.startswith(("csv:", "jsonl:", "tsv:"))
+
+
 _MD5_CACHE = {}  # (real path, size, mtime_ns) -> md5: each file is hashed once per process
 
 
@@ -1359,6 +1370,20 @@ def load_user_file(path, fmt, val_fraction=0.1):
         splits["train"] = train.take(rest)
         notes.append(f"no test rows given: test is {how} (seed 0)")
     return splits, class_names, notes
+
+
+def user_files(name):
+    """The files a user's dataset ``csv:PATH`` / ``tsv:PATH`` / ``jsonl:PATH`` reads
+    (the file, or a directory's split files); ``[]`` for a built-in dataset."""
+    if not is_user_dataset(name):
+        return []
+    fmt, path = name.split(":", 1)
+    path = os.path.expanduser(path)
+    if not os.path.isdir(path):
+        return [path]
+    ext = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl"}[fmt]
+    return [f for f in (os.path.join(path, s + ext) for s in ("train", "dev", "val", "test"))
+            if os.path.exists(f)]
 
 
 def _user_row(row, path, lineno, fmt):

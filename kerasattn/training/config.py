@@ -129,6 +129,12 @@ class RunConfig:
     dataset_notes: list | None = None
     dataset_sizes: dict | None = None
     environment: dict | None = None
+    # what the run trains on (runs.data_fingerprint), its vocabulary's SHA-256, and
+    # whether a built-in dataset's files were checked against their published
+    # checksums (False under KERASATTN_VERIFY=0; None for a user's files)
+    data_fingerprint: dict | None = None
+    vocabulary_sha256: str | None = None
+    data_verified: bool | None = None
 
     # what must be equal for a run directory to hold this same run
     SAME_RUN_KEYS = ("model", "dataset", "seed", "train", "model_config", "mixed_precision",

@@ -65,6 +65,10 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         resuming = distributed.agree_on_resume(strategy, run_dir) > 0
     if resuming:
         pre = TextPreprocessor.load(run_dir)
+        if config.vocabulary_sha256 not in (None, runs.vocabulary_sha256(pre.vocabulary)):
+            raise ConfigError(f"{run_dir}: {runs.VOCAB} is not the vocabulary the "
+                              "interrupted run built (changed since); pass --restart to "
+                              "train from epoch 1")
         log(f"vocabulary of the interrupted run: {pre.vocabulary_size:,} ids")
     else:
         log("building the vocabulary on the training split ...")
@@ -76,6 +80,8 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         except ValueError as e:
             raise ConfigError(f"{config.dataset}: {e}") from None
         pre.save(run_dir)
+        config = config.replace(vocabulary_sha256=runs.vocabulary_sha256(pre.vocabulary))
+        runs.write_json(os.path.join(run_dir, runs.CONFIG), config.to_json())
         log(f"vocabulary: {pre.vocabulary_size:,} ids (padding 0, OOV 1)")
 
     seeds = resume.EpochSeeds()
@@ -142,9 +148,8 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
     callbacks = [
         seeds,
-        keras.callbacks.ModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
-                                        save_best_only=True,
-                                        initial_value_threshold=best_so_far),
+        resume.AtomicModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
+                                     save_best_only=True, initial_value_threshold=best_so_far),
         keras.callbacks.CSVLogger(history_path, append=bool(past)),
         keras.callbacks.TensorBoard(os.path.join(run_dir, "tensorboard"), profile_batch=0),
     ]
@@ -276,9 +281,14 @@ def _is_worker_dir(name):
 
 
 def _clear_run_dir(run_dir):
-    """Delete an unfinished run's files (not the directories of other workers)."""
+    """Delete an unfinished run's files (not the directories of other workers, nor the
+    lock this process holds)."""
+    from kerasattn import runs
+
     for name in os.listdir(run_dir):
         path = os.path.join(run_dir, name)
+        if name == runs.LOCK:
+            continue
         if os.path.isdir(path) and not os.path.islink(path):
             if not _is_worker_dir(name):
                 shutil.rmtree(path)
@@ -287,18 +297,23 @@ def _clear_run_dir(run_dir):
 
 
 def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
-    """Check what ``run_dir`` holds and make it ready. Returns ``(state, created)``:
-    state is "new", "resume" (a backup of this same configuration) or "finished" (a
-    finished run of this same configuration: nothing to train). Raises ConfigError,
-    before anything is changed, for a finished run of another configuration (unless
-    ``overwrite``), an unfinished run of another configuration (unless ``restart``), or a
-    directory that is not a run directory."""
-    from kerasattn import resume, runs
+    """Check what ``run_dir`` holds, take its lock and make it ready. Returns ``(state,
+    created, lock)``: state is "new", "resume" (a backup of this same configuration) or
+    "finished" (a finished run of this same configuration: nothing to train); lock is
+    the :class:`kerasattn.runs.RunLock` the caller holds while it writes (one writer per
+    run directory; released when the process ends, however it ends). Raises
+    ConfigError, before anything is changed, for a directory another process is
+    writing, a finished run of another configuration (unless ``overwrite``), an
+    unfinished run of another configuration (unless ``restart``), a run of this
+    configuration on other data (``config.data_fingerprint``: which file or split
+    changed), or a directory that is not a run directory."""
+    from kerasattn import runs
 
+    created = False
     if not os.path.exists(run_dir):
         try:
             os.makedirs(run_dir)
-            return "new", True
+            created = True
         except FileExistsError:
             pass  # made meanwhile: another worker of a multi-worker run made its worker-N in it
         except OSError as e:
@@ -309,10 +324,38 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
     if not os.access(run_dir, os.W_OK | os.X_OK):
         raise ConfigError(f"the run directory {run_dir} is not writable")
     has_config = os.path.exists(os.path.join(run_dir, runs.CONFIG))
-    other_files = [n for n in os.listdir(run_dir) if not _is_worker_dir(n)]
+    other_files = [n for n in os.listdir(run_dir) if not _is_worker_dir(n) and n != runs.LOCK]
     if other_files and not has_config:
         raise ConfigError(f"{run_dir} is not empty and is not a kerasattn run directory "
                           "(no config.json); choose another --run-name or --output-dir")
+    try:
+        lock = runs.RunLock.acquire(run_dir)
+    except runs.RunDirectoryLocked as e:
+        raise ConfigError(str(e)) from None
+    try:
+        state = _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, log)
+    except BaseException:
+        lock.release()
+        raise
+    return state, created, lock
+
+
+def _other_data(config, run_dir, what, remedy):
+    """ConfigError naming what changed when ``run_dir``'s run (``what``) trained on
+    other data than ``config.data_fingerprint``; None when the same (or not recorded)."""
+    from kerasattn import runs
+
+    stored = runs.read_json(os.path.join(run_dir, runs.CONFIG)).get("data_fingerprint")
+    changes = runs.fingerprint_changes(stored, config.data_fingerprint or {})
+    if not changes:
+        return None
+    return ConfigError(f"{run_dir} holds {what} of this command on other data: "
+                       f"{'; '.join(changes)}; {remedy}")
+
+
+def _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, log):
+    from kerasattn import resume, runs
+
     differ = config.differences(run_dir) if has_config else None
     same = differ == []
     # what differs, for the refusals below
@@ -322,23 +365,33 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
         if overwrite:
             _clear_run_dir(run_dir)
             log(f"--overwrite: deleted the finished run in {run_dir}")
-            return "new", False
+            return "new"
         if same:
-            return "finished", False
+            error = _other_data(config, run_dir, "a finished run",
+                                "pass --overwrite to train it again on this data, or "
+                                "choose another --run-name")
+            if error:
+                raise error
+            return "finished"
         raise ConfigError(
             f"{run_dir} holds a finished run of a different command ({which}); "
             "choose another --run-name, or pass --overwrite to replace it")
     if not other_files:
-        return "new", False
+        return "new"
     if restart:
         _clear_run_dir(run_dir)
         log(f"--restart: deleted the unfinished run in {run_dir}; starting from epoch 1")
-        return "new", False
+        return "new"
     if not same:
         raise ConfigError(
             f"{run_dir} holds an interrupted run of a different command ({which}); "
             "resume it with that command, pass --restart to discard it, or choose another "
             "--run-name")
+    error = _other_data(config, run_dir, "an interrupted run",
+                        "restore that data to resume it, pass --restart to train from "
+                        "epoch 1 on this data, or choose another --run-name")
+    if error:
+        raise error
     repaired = resume.repair_backup(run_dir)
     if repaired:
         log(repaired)
@@ -346,10 +399,10 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
     if not epochs:  # killed before its first epoch ended: nothing to keep
         _clear_run_dir(run_dir)
         log(f"the interrupted run in {run_dir} had not finished an epoch; starting it again")
-        return "new", False
+        return "new"
     log(f"resuming the interrupted run in {run_dir} after epoch {epochs} "
         "(--restart to start again)")
-    return "resume", False
+    return "resume"
 
 
 def _finished(run_dir, log):
@@ -399,10 +452,8 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
     """
     import keras
 
-    from kerasattn import recipes, resume, runs
+    from kerasattn import recipes, runs
     from kerasattn.data import datasets
-    from kerasattn.metrics import (format_metrics, learning_banner, learning_check,
-                                   time_limit_warning)
 
     check_run_name(run_name)
     if config.distribution == "multiworker":
@@ -434,14 +485,47 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
     # the data before the run directory: a dataset that cannot be read writes nothing
     ds = load_data(config, data_dir, download)
     sizes = None if config.stream else {s: len(ds.split(s)) for s in datasets.SPLITS}
+    config = config.replace(
+        data_fingerprint=runs.data_fingerprint(config.dataset, ds, config.stream),
+        data_verified=None if datasets.is_user_dataset(config.dataset)
+        else datasets.verification_enabled())
+
+    if config.embeddings:  # a bad vectors file is refused before a directory is made
+        from kerasattn import embeddings
+
+        try:
+            embeddings.check_file(config.embeddings, config.model_config.get("embedding_dim"))
+        except OSError as e:
+            raise ConfigError(f"--embeddings {config.embeddings}: {e.strerror or e}") from None
+        except datasets.DatasetFormatError:
+            raise
+        except ValueError as e:
+            raise ConfigError(f"--embeddings {e}") from None
 
     run_dir = run_directory(config, output_dir, run_name, restart)
-    state, created = claim_run_dir(config, run_dir, restart, overwrite, log)
-    if state == "finished":
-        return _finished(run_dir, log)
+    state, created, lock = claim_run_dir(config, run_dir, restart, overwrite, log)
+    with lock:
+        if state == "finished":
+            return _finished(run_dir, log)
+        return _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy,
+                              log)
+
+
+def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy, log):
+    """:func:`train` once the run directory is claimed and locked."""
+    from kerasattn import resume, runs
+    from kerasattn.metrics import (format_metrics, learning_banner, learning_check,
+                                   time_limit_warning)
+
     log(ds.summary())
     for note in ds.notes:
         log(f"  note: {note}")
+    if config.data_verified is False:
+        log("  note: KERASATTN_VERIFY=0: the dataset's files were not checked against "
+            "their published checksums (recorded in config.json and metrics.json)")
+    if state == "resume":  # the vocabulary the interrupted run built, to check it again
+        stored = runs.read_json(os.path.join(run_dir, runs.CONFIG))
+        config = config.replace(vocabulary_sha256=stored.get("vocabulary_sha256"))
     config = config.replace(class_names=ds.class_names, dataset_notes=ds.notes,
                             dataset_sizes=sizes, environment=runs.environment())
     runs.write_json(os.path.join(run_dir, runs.CONFIG), config.to_json())
@@ -470,6 +554,7 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
         "train_examples_per_second": round(examples / max(seconds, 1e-9), 2),
         **(info or {}),
         "learning": check,
+        **({"data_verified": False} if config.data_verified is False else {}),
     }
     runs.write_plots(run_dir, f"{config.model} on {config.dataset}", ds.class_names,
                      results["test"], roc)

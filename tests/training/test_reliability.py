@@ -197,9 +197,11 @@ def test_the_chief_takes_the_run_directory_another_worker_made_first(tmp_path, m
     args = train.build_parser().parse_args(["--model", "mlp", "--dataset", "sst2"])
     config = train.resolve_config(args, ["--model", "mlp", "--dataset", "sst2"])
     # "new", but not created by the chief: an error before training must not delete it
-    assert run.claim_run_dir(config, str(run_dir)) == ("new", False)
+    state, created, lock = run.claim_run_dir(config, str(run_dir))
+    lock.release()
+    assert (state, created) == ("new", False)
     assert raced
-    assert os.listdir(run_dir) == ["worker-1"]
+    assert sorted(os.listdir(run_dir)) == ["run.lock", "worker-1"]
     assert (run_dir / "worker-1" / "log.txt").read_text() == "worker 1"
 
 
