@@ -59,15 +59,60 @@ def next_version(base):
 
 def resolve_output(run_dir, output=None, root="saved_models"):
     """Where to export: ``output`` when it ends in a version number, else
-    ``output`` (default ``saved_models/<run name>``) / its next version."""
+    ``output`` (default ``saved_models/<run name>``) / its next version. Raises
+    ``FileExistsError`` for a version that exists and is not empty, ``ValueError`` for
+    a base path (or a folder above it) that is a file or is not writable."""
     if output and os.path.basename(os.path.normpath(output)).isdigit():
         path = output
     else:
         base = output or os.path.join(root, os.path.basename(os.path.normpath(run_dir)))
+        if os.path.exists(base) and not os.path.isdir(base):
+            raise ValueError(f"{base} is a file, not a SavedModel base directory")
         path = os.path.join(base, str(next_version(base)))
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"{path} is a file, not a SavedModel version directory")
     if os.path.exists(path) and os.listdir(path):
         raise FileExistsError(f"{path} exists and is not empty: choose another version")
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):  # the nearest folder that exists must take files
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        raise ValueError(f"cannot export to {path}: {probe} is a file, not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot export to {path}: {probe} is not writable")
     return path
+
+
+SERVABLE = "model.json"  # assets/model.json: the preset and classes a version serves
+
+
+def check_servable(path, class_names, preset=None):
+    """Raise ``ValueError`` when the servable ``path`` is a version of (its base path's
+    other versions) answers with other classes or comes from another preset: TF Serving
+    moves clients to the newest version, and they would get other labels from it."""
+    base = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(base):
+        return
+    mine = os.path.basename(os.path.abspath(path))
+    for version in sorted((n for n in os.listdir(base) if n.isdigit() and n != mine), key=int):
+        assets = os.path.join(base, version, "assets")
+        try:
+            with open(os.path.join(assets, "labels.txt"), encoding="utf-8") as fh:
+                theirs = fh.read().split("\n")[:-1]
+        except OSError:
+            continue  # not an export of kerasattn
+        if theirs != list(class_names):
+            raise ValueError(f"{base} serves the classes {theirs} (version {version}); this "
+                             f"model's are {list(class_names)}: export it to another base "
+                             "path (a servable's versions must answer alike)")
+        try:
+            with open(os.path.join(assets, SERVABLE), encoding="utf-8") as fh:
+                their_preset = json.load(fh).get("preset")
+        except (OSError, ValueError):
+            continue
+        if preset and their_preset and their_preset != preset:
+            raise ValueError(f"{base} serves {their_preset!r} (version {version}); this is "
+                             f"{preset!r}: export it to another base path")
 
 
 class _AssetVocabulary(tf.Module):
@@ -170,17 +215,20 @@ def check_class_names(class_names):
                              f"rename the class")
 
 
-def export_model(model, preprocessor, class_names, path, max_length=None):
+def export_model(model, preprocessor, class_names, path, max_length=None, preset=None):
     """Write ``model`` with ``preprocessor`` to ``path`` as a SavedModel (see the module
-    docstring); returns ``path``. Raises, before writing anything, ``ValueError`` for a
-    class name with a line break and ``FileExistsError`` when ``path`` exists and is not
-    an empty directory (a version is never overwritten)."""
+    docstring); returns ``path``. ``preset`` (the zoo's name of the model) is recorded
+    in ``assets/model.json``. Raises, before writing anything, ``ValueError`` for a
+    class name with a line break or a base path whose other versions serve other
+    classes or another preset (:func:`check_servable`), and ``FileExistsError`` when
+    ``path`` exists and is not an empty directory (a version is never overwritten)."""
     from kerasattn.data.preprocessing import TextPreprocessor
 
     check_class_names(class_names)
     if os.path.exists(path) and not (os.path.isdir(path) and not os.listdir(path)):
         raise FileExistsError(f"{path} exists and is not an empty directory: choose another "
                               "version")
+    check_servable(path, class_names, preset)
 
     config = preprocessor.get_config()
     if config["hierarchical"]:
@@ -212,13 +260,19 @@ def export_model(model, preprocessor, class_names, path, max_length=None):
         archive.track(module)  # the lookup tables and the assets
         archive.add_endpoint("serving_default", module.serve)
         archive.add_endpoint("explain", module.explain)
-        archive.write_out(tmp, verbose=False)
-        for name in ("attention.json", "preprocessor.json"):  # documentation, not graph inputs
-            shutil.copy(os.path.join(assets, name), os.path.join(tmp, "assets", name))
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    if os.path.isdir(path):
-        os.rmdir(path)  # empty (resolve_output refuses a non-empty one)
-    os.replace(tmp, path)  # a version appears whole or not at all (TF Serving polls)
+        with open(os.path.join(assets, SERVABLE), "w") as fh:
+            json.dump({"preset": preset, "class_names": list(class_names)}, fh, indent=2)
+        try:
+            archive.write_out(tmp, verbose=False)
+            # documentation, not graph inputs
+            for name in ("attention.json", "preprocessor.json", SERVABLE):
+                shutil.copy(os.path.join(assets, name), os.path.join(tmp, "assets", name))
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            if os.path.isdir(path):
+                os.rmdir(path)  # empty (resolve_output refuses a non-empty one)
+            os.replace(tmp, path)  # a version appears whole or not at all (TF Serving polls)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)  # a half-written export (a full disk)
     return path
 
 
@@ -230,8 +284,10 @@ def export_run(run_dir, output=None, max_length=None):
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
     check_class_names(config["class_names"])
     path = resolve_output(run_dir, output)
+    check_servable(path, config["class_names"], config.get("model"))  # before loading
     config, model, preprocessor = runs.load_keras_run(run_dir)
-    return export_model(model, preprocessor, config["class_names"], path, max_length)
+    return export_model(model, preprocessor, config["class_names"], path, max_length,
+                        preset=config.get("model"))
 
 
 def unfinished(run_dir):
@@ -267,6 +323,6 @@ def unregistered_ops(path):
     return {op for op in saved_model_ops(path) if op_def_registry.get(op) is None}
 
 
-__all__ = ["ServingModule", "check_class_names", "export_model", "export_run", "next_version",
-           "resolve_output", "saved_model_ops", "unfinished", "unregistered_ops",
+__all__ = ["ServingModule", "check_class_names", "check_servable", "export_model", "export_run",
+           "next_version", "resolve_output", "saved_model_ops", "unfinished", "unregistered_ops",
            "SERVING_MAX_LENGTH"]

@@ -231,7 +231,8 @@ def test_layout_versions_and_assets(exported, tmp_path):
     assert os.path.basename(path) == "1"
     assert {"saved_model.pb", "variables", "assets"} <= set(os.listdir(path))
     assets = set(os.listdir(os.path.join(path, "assets")))
-    assert assets == {"vocab.txt", "labels.txt", "attention.json", "preprocessor.json"}
+    assert assets == {"vocab.txt", "labels.txt", "attention.json", "preprocessor.json",
+                      "model.json"}
     axes = json.load(open(os.path.join(path, "assets", "attention.json")))
     assert axes["word_attention"][0] == "sentence"
     assert "RegexReplace" in export.saved_model_ops(path) or \
@@ -365,3 +366,75 @@ def test_serving_benchmark_runs(tmp_path, shared_data):
     for row in record["rows"].values():
         assert 0 < row["p50_ms"] <= row["p99_ms"] and row["batch_texts_per_s"] > 0
     assert "| Transformer | `transformer` |" in (tmp_path / "serving_speed.md").read_text()
+
+
+def test_a_servable_of_other_classes_or_another_preset_is_refused(exported, tmp_path):
+    """TF Serving moves clients to a base path's newest version: a version that answers
+    with other classes, or is another preset, is refused before anything is written."""
+    model, pre, _ = exported["han"]
+    classes = FAMILIES["han"][3]
+    base = tmp_path / "served"
+    export.export_model(model, pre, classes, str(base / "1"), preset="han")
+    recorded = json.load(open(base / "1" / "assets" / "model.json"))
+    assert recorded == {"preset": "han", "class_names": list(classes)}
+    with pytest.raises(ValueError, match=r"serves the classes .* this model's are"):
+        export.export_model(model, pre, list(reversed(classes)), str(base / "2"), preset="han")
+    with pytest.raises(ValueError, match=r"serves 'han' \(version 1\); this is 'mlp'"):
+        export.export_model(model, pre, classes, str(base / "2"), preset="mlp")
+    assert sorted(os.listdir(base)) == ["1"]
+    export.export_model(model, pre, classes, str(base / "2"), preset="han")  # alike: fine
+    assert sorted(os.listdir(base)) == ["1", "2"]
+
+
+def test_export_to_a_file_or_a_read_only_folder_is_one_error(exported, tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    with pytest.raises(ValueError, match="is a file, not a SavedModel base directory"):
+        export.resolve_output("runs/x", str(afile))
+    with pytest.raises(ValueError, match="is a file, not a directory"):
+        export.resolve_output("runs/x", str(afile / "m" / "1"))
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("running as a user who can write anywhere")
+        with pytest.raises(ValueError, match="is not writable"):
+            export.resolve_output("runs/x", str(locked / "m"))
+    finally:
+        locked.chmod(0o700)
+    assert afile.read_text() == "mine"
+
+
+def test_a_full_disk_while_exporting_leaves_no_half_version(exported, tmp_path, monkeypatch):
+    import errno
+
+    model, pre, _ = exported["han"]
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    # the SavedModel is written (to NAME.partial), then the disk fills as its
+    # documentation files are copied in
+    monkeypatch.setattr(export.shutil, "copy", full)
+    with pytest.raises(OSError, match="No space left"):
+        export.export_model(model, pre, FAMILIES["han"][3], str(tmp_path / "m" / "1"))
+    assert not os.path.exists(tmp_path / "m" / "1")
+    assert not os.path.exists(tmp_path / "m" / "1.partial")
+
+
+def test_predict_refuses_to_overwrite_the_explain_page(exported, tmp_path, capsys):
+    from kerasattn.cli import predict
+
+    _, _, path = exported["han"]
+    victim = tmp_path / "victim.csv"
+    victim.write_text("text,label\nkeep me,1\n")
+    assert predict.main(["--model-dir", path, "a film", "--explain", str(victim)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --explain") and "pass --overwrite" in err
+    assert victim.read_text() == "text,label\nkeep me,1\n"
+    assert predict.main(["--model-dir", path, "a film", "--explain", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    assert predict.main(["--model-dir", path, "a film", "--explain", str(victim),
+                         "--overwrite"]) == 0
+    assert "<html" in victim.read_text().lower()

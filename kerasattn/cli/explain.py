@@ -42,7 +42,7 @@ import argparse
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser
+from kerasattn.cli.parsing import ArgumentParser, output_file_error, read_text_lines
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -58,6 +58,9 @@ def build_parser():
     p.add_argument("--text", action="append", default=[], help="a text to explain (repeatable)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
     p.add_argument("--output", help="the HTML file to write (required unless --serve)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --output (and its heatmaps) when they exist; by default an "
+                        "existing file is refused")
     p.add_argument("--serve", action="store_true",
                    help="start a local web server with an interactive page instead of "
                         "writing a file (kerasattn.interpret.server)")
@@ -81,10 +84,16 @@ def build_parser():
 def _texts(args):
     texts = list(args.text)
     if args.input:
-        fh = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
-        with fh:
-            texts += [line.rstrip("\n") for line in fh if line.strip()]
+        texts += read_text_lines(args.input)
     return texts
+
+
+def _heatmaps_of(output):
+    """Heatmaps an earlier page at ``output`` left (``STEM-<n>-<layer>.png``)."""
+    import glob
+
+    stem = glob.escape(os.path.splitext(output)[0])
+    return sorted(glob.glob(f"{stem}-[0-9]*-*.png"))
 
 
 def _token_attribution(model, texts, pre, method, steps):
@@ -180,39 +189,56 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True,
     return output, pngs
 
 
+def _error(message):
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     from kerasattn import runs
 
     if not os.path.exists(os.path.join(args.run, runs.CONFIG)):
-        print(f"error: {args.run} is not a run directory (no {runs.CONFIG})", file=sys.stderr)
-        return 2
+        return _error(f"{args.run} is not a run directory (no {runs.CONFIG})")
+    if args.max_tokens < 1:
+        return _error(f"--max-tokens must be >= 1, got {args.max_tokens}")
+    if args.steps < 1:
+        return _error(f"--steps must be >= 1, got {args.steps}")
     if args.serve:
         if args.output or args.text or args.input:
-            print("error: --serve takes its texts from the page: drop --output, --text and "
-                  "--input", file=sys.stderr)
-            return 2
+            return _error("--serve takes its texts from the page: drop --output, --text "
+                          "and --input")
+        if not 0 <= args.port <= 65535:
+            return _error(f"--port must be in 0..65535 (0: any free port), got {args.port}")
         from kerasattn.interpret import server
 
         try:
             return server.serve(args.run, args.host, args.port)
         except (ValueError, OSError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
+            return _error(e)
     if not args.output:
-        print("error: give --output FILE.html (or --serve for the interactive page)",
-              file=sys.stderr)
-        return 2
-    texts = _texts(args)
+        return _error("give --output FILE.html (or --serve for the interactive page)")
+    problem = output_file_error(args.output, args.overwrite)
+    if problem is None and not args.overwrite and not args.no_heatmaps \
+            and _heatmaps_of(args.output):
+        problem = (f"--output {args.output}: heatmaps of an earlier page are beside it "
+                   f"({os.path.basename(_heatmaps_of(args.output)[0])}, ...); pass "
+                   "--overwrite to replace them")
+    if problem:
+        return _error(problem)
+    try:
+        texts = _texts(args)
+    except ValueError as e:
+        return _error(e)
     if not texts:
-        print("error: nothing to explain: give --text and/or --input", file=sys.stderr)
-        return 2
+        return _error("nothing to explain: give --text and/or --input")
     try:
         page, pngs = explain(args.run, texts, args.output, args.max_tokens,
                              not args.no_heatmaps, args.attribution, args.steps)
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return _error(e)
+    except OSError as e:
+        return _error(f"cannot write {e.filename or args.output}: {e.strerror or e}")
     print(f"wrote {page}" + (f" and {len(pngs)} heatmap(s)" if pngs else ""))
     return 0
 

@@ -75,6 +75,8 @@ def main(argv=None):
         path = export.export_run(args.run, args.output, args.max_length)
     except (FileExistsError, ValueError) as e:
         return _error(str(e))
+    except OSError as e:  # e.g. the disk filled while writing (the version is not made)
+        return _error(f"cannot export to {e.filename or args.output}: {e.strerror or e}")
     print(f"wrote {path}")
     return 0
 

@@ -12,3 +12,66 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+
+def output_file_error(path, overwrite=False, flag="--output"):
+    """Why ``path`` cannot be written as a new file, as one line (None when it can): an
+    existing directory; an existing file, unless ``overwrite``; a parent folder that is
+    missing, a file, or not writable. Checked before any work, so a refused command
+    leaves everything as it was."""
+    import os
+
+    if os.path.isdir(path):
+        return f"{flag} {path} is a directory; give a file name"
+    if os.path.lexists(path) and not overwrite:
+        return f"{flag} {path} exists; pass --overwrite to replace it"
+    return writable_dir_error(os.path.dirname(os.path.abspath(path)), flag, path)
+
+
+def writable_dir_error(folder, flag, path):
+    """Why files cannot be made in ``folder`` (made if missing) for ``flag path``, as
+    one line; None when they can."""
+    import os
+
+    probe = folder
+    while not os.path.exists(probe):  # the nearest folder that exists
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        return f"{flag} {path}: {probe} is a file, not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{flag} {path}: {probe} is not writable"
+    return None
+
+
+def read_text_lines(path, stdin=None):
+    """The non-empty lines of the UTF-8 file ``path`` (``-``: ``stdin``'s bytes); raises
+    ``ValueError`` ``PATH:LINE: not valid UTF-8 ...`` or ``PATH: <why it cannot be
+    read>``, a line the command prints after ``error:``. A byte-order mark is dropped."""
+    import io
+    import sys
+
+    if path == "-":
+        stream = stdin if stdin is not None else sys.stdin
+        data, name = getattr(stream, "buffer", stream).read(), "<stdin>"
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogateescape")
+    else:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as e:
+            raise ValueError(f"{path}: {e.strerror or e}") from None
+        name = path
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[:e.start].decode("utf-8", "replace").replace("\r\n", "\n")
+        lines = before.replace("\r", "\n").split("\n")
+        raise ValueError(f"{name}:{len(lines)}: not valid UTF-8 (byte 0x{data[e.start]:02x} "
+                         f"at column {len(lines[-1]) + 1})") from None
+    text = text.removeprefix("\ufeff")
+    return [line for line in io.StringIO(text, newline=None).read().split("\n")
+            if line.strip()]

@@ -143,6 +143,8 @@ def build_parser():
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--explain", metavar="FILE", help="also write the attention page here")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the --explain file when it exists (refused by default)")
     return p
 
 
@@ -160,6 +162,8 @@ def _run(args):
         raise InputError(f"{args.model_dir} is not a SavedModel (no saved_model.pb)")
     if args.batch_size < 1:
         raise InputError(f"--batch-size must be >= 1, got {args.batch_size}")
+    if args.explain:
+        _check_explain_file(args.explain, args.overwrite)
     texts = _texts(args)
     if not texts:
         raise InputError("nothing to predict: give texts, --input FILE or '-'")
@@ -189,6 +193,20 @@ def _run(args):
             raise InputError(f"--explain {args.explain}: {e.strerror or e}") from None
         print(f"wrote {args.explain}", file=sys.stderr)
     return 0
+
+
+def _check_explain_file(path, overwrite):
+    """Refuse, before predicting anything, an --explain path that is a directory, an
+    existing file (without --overwrite) or in a folder that is missing or read-only."""
+    if os.path.isdir(path):
+        raise InputError(f"--explain {path} is a directory; give a file name")
+    if os.path.lexists(path) and not overwrite:
+        raise InputError(f"--explain {path} exists; pass --overwrite to replace it")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"--explain {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"--explain {path}: {folder} is not writable")
 
 
 def _class_names(model_dir):

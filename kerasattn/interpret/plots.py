@@ -56,6 +56,8 @@ def attention_heatmap(matrix, tokens, path, title="", max_tokens=80):
     Texts longer than ``max_tokens`` are shown up to ``max_tokens`` (the title
     says so); the colour scale is the weight itself (0 to the largest shown).
     """
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -92,6 +94,8 @@ def iterative_heatmap(weights, tokens, path, title="", max_tokens=80):
     earlier summary shows in the summary rows at the bottom. Texts longer than
     ``max_tokens`` show their first ``max_tokens`` words and all the summaries.
     """
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
     import matplotlib
 
     matplotlib.use("Agg")
