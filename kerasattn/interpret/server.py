@@ -30,15 +30,21 @@ starts; no request names a file, and only the routes above exist (anything
 else is a 404). Requests are limited (:data:`MAX_BODY_BYTES`,
 :data:`MAX_TEXTS`, :data:`MAX_TEXT_CHARS`, :data:`MAX_K`,
 :data:`MAX_STEPS`), and so is an answer (:data:`MAX_ATTENTION_WEIGHTS`: a
-self-attention matrix grows with the square of the text); a bad request gets
-a JSON ``{"error": ...}`` with its status code (400 malformed, 404 unknown
-path, 405 wrong method, 411 no length, 413 too large, 415 not JSON).
+self-attention matrix grows with the square of the text), and so is the work
+of one request (:data:`MAX_WORK`: tokens × integrated-gradients steps, so one
+request cannot hold the model for long); a bad request gets a JSON
+``{"error": ...}`` with its status code (400 malformed, 403 a ``Host`` that is
+not this server's, 404 unknown path, 405 wrong method, 411 no length, 413 too
+large, 415 not JSON, 429 the model stayed busy for :data:`BUSY_SECONDS`).
 Attention weights are sent as float32 numbers in their shortest form. The
 model is not thread-safe (the attributions hook its embedding layers), so it
 is called under one lock.
 
 The server has no authentication: it binds to 127.0.0.1 unless told
 otherwise; ``--host 0.0.0.0`` lets anyone who reaches the machine use it.
+Bound to one address, it answers only requests whose ``Host`` is that address,
+``localhost``, ``127.0.0.1`` or ``[::1]`` (a page of another site that a DNS
+record points at 127.0.0.1 cannot read it: DNS rebinding).
 
 In Python::
 
@@ -68,6 +74,12 @@ MAX_TEXT_CHARS = 20_000
 MAX_K = 1000
 MAX_ATTENTION_WEIGHTS = 2_000_000  # per answer: about 22 MB of JSON
 MAX_STEPS = 256
+# token passes one request may ask of the model: the tokens of its texts (as the model
+# reads them) times the integrated-gradients steps (1 for the other methods), plus the
+# prediction and the deletion; at the limits of MAX_TEXTS, MAX_TEXT_CHARS and
+# MAX_STEPS a request held the model for about 43 s before this bound
+MAX_WORK = 200_000
+BUSY_SECONDS = 30  # a request that waits this long for the model gets 429
 DEFAULT_K = 3
 DEFAULT_STEPS = 50
 DEFAULT_PORT = 8765
@@ -202,6 +214,7 @@ class ExplainService:
             "attention": self.has_attention,
             "attributions": list(self.attributions),
             "limits": {"max_texts": MAX_TEXTS, "max_text_chars": MAX_TEXT_CHARS,
+                       "max_work": MAX_WORK,
                        "max_body_bytes": MAX_BODY_BYTES, "max_k": MAX_K,
                        "max_steps": MAX_STEPS,
                        "max_attention_weights": MAX_ATTENTION_WEIGHTS},
@@ -237,6 +250,11 @@ class ExplainService:
             if not isinstance(t, str):
                 raise RequestError(400, f'"texts"[{i}] must be a string, not '
                                         f"{type(t).__name__}")
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise RequestError(400, f'"texts"[{i}] holds a lone surrogate at character '
+                                        f"{e.start}: not text") from None
             if len(t) > MAX_TEXT_CHARS:
                 raise RequestError(413, f'"texts"[{i}] is too long: {len(t)} characters > '
                                         f"{MAX_TEXT_CHARS}")
@@ -284,8 +302,19 @@ class ExplainService:
         clf = self.classifier
         if delete_by == "auto":
             delete_by = "attention" if self.attention_ranking else "attribution"
-        with self.lock:
-            _, docs, words, hierarchical = prepare_documents(clf, texts)
+        _, docs, words, hierarchical = prepare_documents(clf, texts)
+        tokens = sum(len(_flat_tokens(w, hierarchical)) for w in words)
+        passes = steps if attribution == "integrated_gradients" else 1
+        work = tokens * (passes + 2)
+        if work > MAX_WORK:
+            raise RequestError(413, f"this request asks for {work:,} token passes ({tokens:,} "
+                                    f"tokens × ({passes} attribution steps + 2)); at most "
+                                    f"{MAX_WORK:,}: send fewer or shorter texts, or fewer "
+                                    "steps")
+        if not self.lock.acquire(timeout=BUSY_SECONDS):
+            raise RequestError(429, f"the model was busy for {BUSY_SECONDS} s with other "
+                                    "requests; try again")
+        try:
             if self.has_attention:
                 explanations = clf.explain(texts)
                 size = sum(w.size for ex in explanations for w in ex.attention.values())
@@ -311,6 +340,8 @@ class ExplainService:
                 removed.append(top)
                 reduced.append(remove_tokens(doc, top, hierarchical))
             after = predict_probabilities(clf, reduced) if reduced else []
+        finally:
+            self.lock.release()
         results = []
         for i, ex in enumerate(explanations):
             probs = np.asarray(ex.probabilities, np.float64)
@@ -423,6 +454,11 @@ class ExplainHandler(http.server.BaseHTTPRequestHandler):
         self._error(code, message or phrase)
 
     def _route(self):
+        host = self.headers.get("Host")
+        if host is not None and not self.server.accepts_host(host):
+            self._error(403, f"Host {host[:100]!r} is not this server's; open "
+                             f"{self.server.url}")
+            return None
         path = self.path.split("?", 1)[0].split("#", 1)[0]
         if path not in ROUTES:
             self._error(404, f"no such page: {path[:200]!r}; the routes are "
@@ -514,6 +550,7 @@ class ExplainServer(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # a burst of connections waits instead of being reset
 
     def __init__(self, address, service, quiet=False):
         from kerasattn.interpret.server_page import render_page
@@ -522,6 +559,20 @@ class ExplainServer(http.server.ThreadingHTTPServer):
         self.quiet = quiet
         self.page = render_page(service.info).encode("utf-8")
         super().__init__(address, ExplainHandler)
+
+    def accepts_host(self, host):
+        """Whether a request's ``Host`` header names this server: bound to one address,
+        that address, localhost, 127.0.0.1 or [::1] (any port); bound to every address
+        (0.0.0.0, ::), any host."""
+        bound = self.server_address[0]
+        if bound in ("0.0.0.0", "::", ""):
+            return True
+        name = host.strip().lower()
+        if name.startswith("["):  # [::1]:8765
+            name = name[1:].split("]", 1)[0]
+        elif name.count(":") == 1:
+            name = name.split(":", 1)[0]
+        return name in {bound.lower(), "localhost", "127.0.0.1", "::1"}
 
     @property
     def url(self):

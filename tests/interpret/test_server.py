@@ -387,3 +387,50 @@ def test_serve_prints_the_url_and_stops_on_interrupt(runs, monkeypatch, capsys):
     assert server_module.serve(runs["cnn"], port=0, quiet=True) == 0
     out = capsys.readouterr().out
     assert "http://127.0.0.1:" in out and "cnn" in out and "stopped" in out
+
+
+def test_a_foreign_host_header_is_refused(servers):
+    # DNS rebinding: a page of evil.example whose name resolves to 127.0.0.1
+    server = servers["sanet-base"]
+    port = server.server_address[1]
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"):
+        got, _, data = request(server, "GET", "/api/info", headers={"Host": host})
+        assert got == 403 and "is not this server's" in data["error"], host
+        got, _, _ = request(server, "POST", "/api/explain", {"texts": ["good"]},
+                            {"Host": host})
+        assert got == 403
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", f"[::1]:{port}"):
+        assert request(server, "GET", "/api/info", headers={"Host": host})[0] == 200, host
+
+
+def test_a_lone_surrogate_is_a_bad_request_not_a_server_error(servers):
+    body = '{"texts": ["good \\ud800 film"]}'
+    got, _, data = request(servers["sanet-base"], "POST", "/api/explain", body)
+    assert got == 400 and "lone surrogate at character 5" in data["error"]
+
+
+def test_one_request_cannot_hold_the_model_for_long(servers, monkeypatch):
+    from kerasattn.interpret import server as module
+
+    server = servers["sanet-base"]
+    monkeypatch.setattr(module, "MAX_WORK", 1_000)
+    texts = [" ".join(["good film"] * 30)] * 2  # 120 tokens
+    got, _, data = request(server, "POST", "/api/explain",
+                           {"texts": texts, "attribution": "integrated_gradients",
+                            "steps": 50})
+    assert got == 413 and "token passes (120 tokens × (50 attribution steps + 2))" in \
+        data["error"]
+    assert request(server, "POST", "/api/explain", {"texts": ["good"]})[0] == 200
+    # the model held by another request for longer than BUSY_SECONDS: 429, not a stall
+    monkeypatch.setattr(module, "BUSY_SECONDS", 0.2)
+    with server.service.lock:
+        got, _, data = request(server, "POST", "/api/explain", {"texts": ["good"]})
+    assert got == 429 and "busy" in data["error"]
+
+
+def test_a_burst_of_connections_is_queued_not_reset(servers):
+    server = servers["sanet-base"]
+    assert server.request_queue_size >= 64
+    with ThreadPoolExecutor(20) as pool:
+        statuses = list(pool.map(lambda _: request(server, "GET", "/api/info")[0], range(20)))
+    assert statuses == [200] * 20
