@@ -163,6 +163,10 @@ def load(path):
     tfidf = pipeline.named_steps["tfidf"]
     if tfidf.analyzer != "word" or tfidf.tokenizer is not None or tfidf.preprocessor is not None:
         raise UnsafeModelError(f"{path}: its TfidfVectorizer uses a callable")
+    if tfidf.input != "content":  # "filename"/"file": every text would be opened as a path
+        raise UnsafeModelError(f"{path}: its TfidfVectorizer reads input={tfidf.input!r}; a "
+                               "saved TfidfClassifier takes texts (input='content'), never "
+                               "files")
     try:
         config = json.loads(obj["preprocessor_config"])
     except (TypeError, json.JSONDecodeError):

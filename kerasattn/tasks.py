@@ -197,15 +197,22 @@ class TextClassifier(keras.Model):
         if unknown:
             raise ValueError(f"model {preset!r} has no option(s) {unknown}; its options are "
                              f"{sorted(spec.model_config)}")
+        if num_classes is not None and (isinstance(num_classes, bool) or not isinstance(
+                num_classes, (int, np.integer))):
+            raise ValueError(f"num_classes must be an integer >= 2, got {num_classes!r}")
         if class_names is not None:
             class_names = [str(c) for c in class_names]
+            twice = sorted({c for c in class_names if class_names.count(c) > 1})
+            if twice:
+                raise ValueError(f"class_names names {twice} more than once; each class "
+                                 "needs a name of its own")
             if num_classes is not None and num_classes != len(class_names):
                 raise ValueError(f"num_classes={num_classes} but {len(class_names)} "
                                  "class_names")
             num_classes = len(class_names)
         if num_classes is not None and num_classes < 2:
             raise ValueError(f"num_classes must be >= 2, got {num_classes}")
-        self.num_classes = num_classes
+        self.num_classes = None if num_classes is None else int(num_classes)
         self.class_names = class_names
         self.min_freq = self._settings["min_freq"] if min_freq is None else min_freq
         self.vocab_size = self._settings["vocab_size"] if vocab_size is None else vocab_size
@@ -449,6 +456,7 @@ class TextClassifier(keras.Model):
         """
         batch_size = batch_size or self.default_batch_size
         epochs = epochs or self.default_epochs
+        self._check_training_input(x, y)
         if isinstance(x, tf.data.Dataset) and self.backbone is None:
             flat = x.unbatch() if x.element_spec[0].shape.rank == 1 else x
             if self.preprocessor.vocabulary is None:
@@ -478,6 +486,37 @@ class TextClassifier(keras.Model):
         return super().fit(train, epochs=epochs, validation_data=validation_data,
                            shuffle=False, **kwargs)
 
+    def _check_training_input(self, x, y):
+        """One clear ``ValueError`` for what ``fit`` cannot train on: no texts, texts
+        that are not strings (token ids need a fitted classifier), labels of one class."""
+        if x is None:
+            raise ValueError("fit needs training texts: fit(texts, labels), or a "
+                             "tf.data.Dataset of (text, label) pairs")
+        if isinstance(x, tf.data.Dataset):
+            return
+        if _as_text_array(x) is None:
+            if self.backbone is None:
+                kinds = sorted({type(t).__name__ for t in x}) if isinstance(
+                    x, (list, tuple)) else [type(x).__name__]
+                raise ValueError("fit takes a list of strings (the texts); got "
+                                 f"{', '.join(kinds)} (token ids work only once the "
+                                 "classifier is fitted on texts)")
+            return
+        if y is None:
+            raise ValueError("fit needs labels: fit(texts, labels)")
+        labels = list(np.asarray(y).tolist()) if not isinstance(y, list) else list(y)
+        if len(labels) != len(x):
+            raise ValueError(f"{len(x)} texts but {len(labels)} labels")
+        distinct = {str(v) for v in labels}
+        if len(distinct) < 2 and self.backbone is None:
+            raise ValueError(f"every label is {labels[0]!r}: a classifier needs examples of "
+                             "at least two classes")
+
+    def _require_fitted(self, what):
+        if self.backbone is None:
+            raise ValueError(f"{what}: this classifier has not been fitted; call fit() on "
+                             "texts and labels first (or load a fitted one)")
+
     def _schedule_learning_rate(self, train, x, batch_size, epochs):
         """Compile with the recipe's learning-rate schedule over ``epochs`` of ``train``'s
         batches (or of ``x``'s ids in batches of ``batch_size``): the first ``fit`` of
@@ -499,6 +538,7 @@ class TextClassifier(keras.Model):
 
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
         """``keras.Model.evaluate`` on raw strings and labels (or as for Keras)."""
+        self._require_fitted("evaluate")
         batch_size = batch_size or self.default_batch_size
         data = self._dataset(x, y, batch_size, False)
         if data is None:
@@ -508,6 +548,7 @@ class TextClassifier(keras.Model):
     def predict(self, x, batch_size=None, verbose="auto", **kwargs):
         """Class probabilities, shape (n, num_classes), for a list of strings (or token
         ids, or a dataset of strings); in input order."""
+        self._require_fitted("predict")
         batch_size = batch_size or self.default_batch_size
         texts = _as_text_array(x)
         if texts is not None:
@@ -577,7 +618,8 @@ class TextClassifier(keras.Model):
         if self.backbone is None:
             raise ValueError("nothing to export: the classifier has not been fitted")
         return export.export_model(self.backbone, self.preprocessor.text_preprocessor,
-                                   self.class_names, os.fspath(path), max_length)
+                                   self.class_names, os.fspath(path), max_length,
+                                   preset=self.preset)
 
     def get_config(self):
         config = super().get_config()
@@ -603,10 +645,21 @@ class TextClassifier(keras.Model):
     @classmethod
     def from_config(cls, config):
         config = dict(config)
+        # a saved classifier holds its word vectors in its weights: a path in a config
+        # (a tampered .keras file) is never opened
+        config.pop("embeddings", None)
         config["preprocessor"] = keras.saving.deserialize_keras_object(config["preprocessor"])
         return cls(**config)
 
     def save(self, filepath, *args, **kwargs):
+        """Save to a ``.keras`` file (``keras.saving.load_model`` reads it back after
+        ``import kerasattn``). Other formats are refused: a legacy ``.h5`` file cannot
+        hold the preprocessor and the task, and would not load."""
         if self.backbone is None:
             raise ValueError("nothing to save: the classifier has not been fitted")
+        name = os.fspath(filepath)
+        if isinstance(name, str) and not name.endswith(".keras"):
+            raise ValueError(f"{name}: a TextClassifier saves to a .keras file (a .h5 or "
+                             "other file would not load back); for serving use "
+                             "export(PATH)")
         return super().save(filepath, *args, **kwargs)

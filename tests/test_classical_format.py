@@ -121,3 +121,14 @@ def test_evaluate_a_classical_run_and_refuse_a_legacy_joblib(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "unsafe legacy format" in err and "Retrain" in err and "model.joblib" in err
     assert not os.path.exists(marker)
+
+
+@pytest.mark.parametrize("reads", ["filename", "file"])
+def test_a_vectorizer_that_reads_files_is_refused(tmp_path, reads):
+    path = str(tmp_path / "model.skops")
+    model = _fit("nb")
+    model.pipeline.named_steps["tfidf"].set_params(input=reads)
+    sio.dump({"format": classical.FORMAT, "preprocessor_config": "{}",
+              "pipeline": model.pipeline}, path)
+    with pytest.raises(classical.UnsafeModelError, match=f"reads input='{reads}'"):
+        classical.load(path)
