@@ -252,7 +252,10 @@ def test_the_readme_is_short_and_keeps_its_contracts():
                 "--model gru --dataset imdb --max-length 400 --epochs 4 --val-split grouped",
                 "python -m pip install -r requirements-test.txt && python -m pytest")
     assert [b.body.strip() for b in blocks(README)[:2]] == list(commands)
-    assert commands[1] in (ROOT / ".ci" / "run").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert commands[1] in ci
+    # as a new user: a fresh virtual environment, activated before the command
+    assert ci.index("python3 -m venv") < ci.index('/bin/activate"') < ci.index(commands[1])
     # the results section with the markers another script fills
     assert text.count("<!-- results:start -->") == 1 == text.count("<!-- results:end -->")
     results = text[text.index("\n## Results\n"):]

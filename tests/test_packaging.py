@@ -6,6 +6,7 @@ import runpy
 import shutil
 import subprocess
 import sys
+import sysconfig
 import types
 
 import pytest
@@ -125,8 +126,14 @@ def _copy_sources(dest):
 
 
 class _Venv:
-    """A venv over the system site-packages with kerasattn pip-installed from a copy of
-    the sources, offline (no dependencies fetched, no build isolation)."""
+    """A venv that sees the packages of the environment running the tests (whatever a
+    user installed into: a virtual environment or the system's Python) with kerasattn
+    pip-installed from a copy of the sources, offline (no dependencies fetched, no build
+    isolation). ``venv --system-site-packages`` would not do: from inside a virtual
+    environment it sees the *base* interpreter's packages. So the venv is made without
+    its own pip and setuptools (which would shadow the environment's: a fresh Python
+    3.11 venv's setuptools 65.5 cannot build a wheel without ``wheel``), and a ``.pth``
+    file adds the running environment's site-packages to it."""
 
     def __init__(self, tmp):
         self.tmp = tmp
@@ -137,8 +144,13 @@ class _Venv:
         self.before = {p for p in ("build", "kerasattn.egg-info") if (ROOT / p).exists()}
         src = _copy_sources(tmp / "src")
         self.venv = tmp / "venv"
-        self.run(sys.executable, "-m", "venv", "--system-site-packages", self.venv)
+        self.run(sys.executable, "-m", "venv", "--without-pip", self.venv)
         self.python = self.venv / "bin" / "python"
+        purelib = self.run(self.python, "-c", "import sysconfig; "
+                                              "print(sysconfig.get_paths()['purelib'])")
+        outer = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+        (pathlib.Path(purelib.stdout.strip()) / "_outer_environment.pth").write_text(
+            "".join(f"{p}\n" for p in sorted(outer)))
         self.run(self.python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", src)
 
     def run(self, *cmd, timeout=300, **kw):
