@@ -445,6 +445,21 @@ def device_description():
 
 
 def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=BUCKET_STEP):
+    """Train a prepared run under its lock (one writer per run directory; see
+    :func:`_fit`); returns its metrics dict."""
+    from kerasattn import runs
+
+    if not os.path.isfile(os.path.join(run_dir, runs.CONFIG)):
+        raise SystemExit(f"error: {run_dir} was not written by `training.portable prepare`")
+    try:
+        lock = runs.RunLock.acquire(run_dir)
+    except runs.RunDirectoryLocked as e:
+        raise SystemExit(f"error: {e}") from None
+    with lock:
+        return _fit(run_dir, mixed_precision, verbose, time_limit, bucket_step)
+
+
+def _fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=BUCKET_STEP):
     """Train a prepared run; returns its metrics dict.
 
     ``time_limit`` (seconds) stops training after the batch in progress once that long
