@@ -26,58 +26,17 @@ are kept; they are recomputed too only when ``--split`` is given).
 """
 
 import argparse
-import datetime
 import os
 import sys
-import time
 
 from kerasattn.cli.parsing import ArgumentParser
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-FAITHFULNESS_SAMPLE, FAITHFULNESS_IG_STEPS = 200, 32
-
-
-def faithfulness_sample(config, size=FAITHFULNESS_SAMPLE, seed=0, data_dir=None, split="test"):
-    """(texts, labels) of ``size`` texts of a run's ``split`` drawn without replacement
-    by ``numpy.random.default_rng(seed)`` (all of them when the split is smaller), in
-    order of length (fewer padded tokens per batch; the means do not depend on it)."""
-    import numpy as np
-
-    from kerasattn import runs
-
-    if config.get("stream"):
-        raise ValueError("faithfulness needs the test texts in memory; this run streamed "
-                         "its dataset")
-    if size < 1:
-        raise ValueError(f"the faithfulness sample needs at least one text, got {size}")
-    part = runs.load_dataset(config, data_dir).split(split)
-    n = len(part.texts)
-    rng = np.random.default_rng(seed)
-    chosen = np.sort(rng.choice(n, size=min(size, n), replace=False))
-    chosen = sorted(chosen, key=lambda i: (len(part.texts[i].split()), i))
-    return [part.texts[i] for i in chosen], [int(part.labels[i]) for i in chosen]
-
-
-def measure_faithfulness(run_dir, size=FAITHFULNESS_SAMPLE, seed=0,
-                         steps=FAITHFULNESS_IG_STEPS, data_dir=None, methods=None,
-                         random_draws=5, num_permutations=20, batch_size=32):
-    """:func:`~kerasattn.interpret.faithfulness_report` of a Keras run on its
-    :func:`faithfulness_sample`: the record stored under ``"faithfulness"``."""
-    from kerasattn import runs
-    from kerasattn.interpret.faithfulness import DEFAULT_KS, faithfulness_report
-
-    config, model, pre = runs.load_keras_run(run_dir)
-    texts, labels = faithfulness_sample(config, size, seed, data_dir)
-    start = time.perf_counter()
-    rows = faithfulness_report(model, texts, labels, pre, methods=methods, seed=seed,
-                               random_draws=random_draws, steps=steps,
-                               num_permutations=num_permutations, batch_size=batch_size)
-    return {"split": "test", "documents": len(texts), "seed": seed, "ig_steps": steps,
-            "ig_baseline": "zero", "ks": list(DEFAULT_KS), "random_draws": random_draws,
-            "num_permutations": num_permutations,
-            "seconds": round(time.perf_counter() - start, 1),
-            "measured": str(datetime.date.today()), "rows": rows}
+# the measurement lives in the library (faithfulness_sample and measure_faithfulness
+# re-exported for the code that imports them from here)
+from kerasattn.experiments.faithfulness import (  # noqa: E402,F401
+    FAITHFULNESS_IG_STEPS, FAITHFULNESS_SAMPLE, faithfulness_sample, measure_faithfulness)
 
 
 def add_faithfulness_flags(parser, sample_flag):

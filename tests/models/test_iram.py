@@ -73,7 +73,8 @@ def test_attention_of_the_vanilla_model_and_its_regulariser():
 
 
 def test_iram_vanilla_learns_sst2_and_explain_and_reproduce_read_it(tmp_path, shared_data):
-    from kerasattn.cli import explain, reproduce
+    from kerasattn.cli import explain
+    from kerasattn.experiments.iram_regulariser import iram_regulariser
 
     # At this small size the preset's N(0, 1) word vectors (the scale of standardised
     # GloVe) overfit 6,920 sentences: 0.72-0.76 test; N(0, 0.1) vectors give 0.81.
@@ -93,8 +94,7 @@ def test_iram_vanilla_learns_sst2_and_explain_and_reproduce_read_it(tmp_path, sh
     html = open(page, encoding="utf-8").read()
     assert html.count("iterative_attention, step ") == 2 * 3  # a line per step and text
 
-    text = reproduce.iram_regulariser([run_dir], str(tmp_path / "runs"), str(tmp_path),
-                                      limit=100)
+    text = iram_regulariser([run_dir], str(tmp_path / "runs"), str(tmp_path), limit=100)
     from kerasattn import runs
 
     record, = runs.read_json(str(tmp_path / "iram_regulariser.json")).values()

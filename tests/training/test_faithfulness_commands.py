@@ -12,6 +12,7 @@ import pytest
 
 from kerasattn import runs
 from kerasattn.cli import evaluate, explain, reproduce, train
+from kerasattn.experiments import common
 from tests.conftest import write
 
 # tiny models: the commands are under test, not what the models learn
@@ -149,7 +150,7 @@ def test_reproduce_faithfulness_on_trained_runs(tiny_runs, tmp_path, monkeypatch
     def no_training(*args, **kwargs):
         raise AssertionError("given --run, the experiment trains nothing")
 
-    monkeypatch.setattr(reproduce, "_run_training", no_training)
+    monkeypatch.setattr(common, "_run_training", no_training)
     chosen = [tiny_runs[n] for n in ("cnn", "transformer", "hcan-2sa-target")]
     results = tmp_path / "results"
     argv = ["--experiment", "faithfulness", *[a for d in chosen for a in ("--run", d)],

@@ -6,7 +6,8 @@ import re
 import pytest
 
 from kerasattn import runs
-from kerasattn.cli import explain, reproduce, train
+from kerasattn.cli import explain, train
+from kerasattn.experiments.sanet_table2 import sanet_table2
 
 @pytest.fixture(scope="module")
 def sst2_run(tmp_path_factory, shared_data):
@@ -48,8 +49,7 @@ def test_explain_errors(sst2_run, tmp_path, capsys):
 
 def test_reproduce_table2_on_a_run(sst2_run, tmp_path):
     run_dir, m = sst2_run
-    text = reproduce.sanet_table2([run_dir], str(tmp_path / "runs"), str(tmp_path),
-                                  limit=200)
+    text = sanet_table2([run_dir], str(tmp_path / "runs"), str(tmp_path), limit=200)
     record = runs.read_json(str(tmp_path / "sanet_table2.json"))["sst2"]
     assert record["documents"] == 200 and record["task"] == "sentiment"
     assert 0 < record["gini"] < 1

@@ -1,4 +1,5 @@
-"""The Transformer paper's experiments through training.reproduce, on a cut-down grid."""
+"""The Transformer paper's experiments (kerasattn.experiments.transformer, run by
+training.reproduce) on a cut-down grid."""
 
 import os
 
@@ -6,28 +7,30 @@ import pytest
 
 from kerasattn import runs
 from kerasattn.cli import evaluate, reproduce
+from kerasattn.experiments import ExperimentError, common
+from kerasattn.experiments import transformer as experiment
 from tests.conftest import train_in_process
 
 
 def cut_down(monkeypatch, grid, width):
     """The experiments on `grid` with a `width`-wide transformer and one 1-epoch baseline."""
-    monkeypatch.setattr(reproduce, "TRANSFORMER_GRID", grid)
+    monkeypatch.setattr(experiment, "TRANSFORMER_GRID", grid)
     small = ["--epochs", "1", "--model-option", f"embedding_dim={width}",
              "--model-option", f"ff_dim={width}"]
-    monkeypatch.setattr(reproduce, "_transformer_cli", lambda d, l, h: [
+    monkeypatch.setattr(experiment, "_transformer_cli", lambda d, l, h: [
         "--model", "transformer", "--dataset", d, "--layers", str(l), "--heads", str(h), *small])
-    monkeypatch.setattr(reproduce, "BASELINE_MODELS", ("mlp",))
-    monkeypatch.setattr(reproduce, "BASELINE_EPOCHS", 1)
+    monkeypatch.setattr(experiment, "BASELINE_MODELS", ("mlp",))
+    monkeypatch.setattr(experiment, "BASELINE_EPOCHS", 1)
 
 
 def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, monkeypatch):
     cut_down(monkeypatch, [(1, 1), (1, 2)], width=16)
-    train_in_process(reproduce, monkeypatch)  # the grid and the baseline
+    train_in_process(common, monkeypatch)  # the grid and the baseline
     out, results = str(tmp_path / "runs"), str(tmp_path / "results")
 
-    with pytest.raises(reproduce.ExperimentError, match="transformer-grid"):
-        reproduce.transformer_baselines([], out, results, dataset="sst2")
-    text = reproduce.transformer_grid([], out, results, dataset="sst2")
+    with pytest.raises(ExperimentError, match="transformer-grid"):
+        experiment.transformer_baselines([], out, results, dataset="sst2")
+    text = experiment.transformer_grid([], out, results, dataset="sst2")
     records = runs.read_json(os.path.join(results, "transformer_grid_sst2.json"))
     assert set(records) == {"1x1", "1x2"}
     for r in records.values():
@@ -36,10 +39,10 @@ def test_grid_then_baselines_write_tables_and_figures(tmp_path, shared_data, mon
     assert os.path.getsize(os.path.join(results, "transformer_grid_sst2_roc.png")) > 10000
     # a second call reuses the finished runs instead of training again
     mtime = os.path.getmtime(os.path.join(out, "transformer-sst2-l1-h1", runs.METRICS))
-    reproduce.transformer_grid([], out, results, dataset="sst2")
+    experiment.transformer_grid([], out, results, dataset="sst2")
     assert os.path.getmtime(os.path.join(out, "transformer-sst2-l1-h1", runs.METRICS)) == mtime
 
-    text = reproduce.transformer_baselines([], out, results, dataset="sst2")
+    text = experiment.transformer_baselines([], out, results, dataset="sst2")
     table = runs.read_json(os.path.join(results, "transformer_baselines_sst2.json"))
     assert list(table) == ["mlp", "transformer"]
     best = max(records.values(), key=lambda r: r["val_accuracy"])
@@ -52,9 +55,9 @@ def test_each_seed_is_its_own_run_and_the_record_is_their_mean(tmp_path, monkeyp
     import numpy as np
 
     calls = []
-    monkeypatch.setattr(reproduce, "_run_training",
+    monkeypatch.setattr(common, "_run_training",
                         lambda cli, name, out: calls.append((cli, name)) or f"{out}/{name}")
-    dirs = reproduce._train_seeds(["--model", "mlp"], "mlp-x", "out", seeds=3)
+    dirs = common._train_seeds(["--model", "mlp"], "mlp-x", "out", seeds=3)
     assert dirs == ["out/mlp-x", "out/mlp-x-seed1", "out/mlp-x-seed2"]
     assert calls == [(["--model", "mlp"], "mlp-x"),
                      (["--model", "mlp", "--seed", "1"], "mlp-x-seed1"),
@@ -62,14 +65,14 @@ def test_each_seed_is_its_own_run_and_the_record_is_their_mean(tmp_path, monkeyp
     acc, loss = [0.81, 0.79, 0.84], [0.5, 0.25, 0.75]
     records = [dict(accuracy=a, loss=l, best_epoch=e, command=f"c{s}", run_dir=d, layers=1)
                for s, (a, l, e, d) in enumerate(zip(acc, loss, [2, 3, 2], dirs))]
-    out = reproduce.over_seeds(records)
+    out = common.over_seeds(records)
     assert out["accuracy"] == pytest.approx(np.mean(acc))
     assert out["accuracy_std"] == pytest.approx(np.std(acc, ddof=1))
     assert out["loss"] == pytest.approx(0.5) and out["layers"] == 1  # ints are kept
     assert out["seed_accuracies"] == acc and out["best_epochs"] == [2, 3, 2]
     assert out["commands"] == ["c0", "c1", "c2"] and out["run_dirs"] == dirs
     assert out["run_dir"] == dirs[0] and out["seeds"] == 3
-    assert reproduce.over_seeds(records[:1])["accuracy_std"] is None
+    assert common.over_seeds(records[:1])["accuracy_std"] is None
 
 
 @pytest.mark.slow  # 7 training runs (~100 s); the test above checks the same by hand
@@ -78,7 +81,7 @@ def test_seeds_give_mean_and_spread_and_keep_each_run(tmp_path, shared_data, mon
 
     cut_down(monkeypatch, [(1, 1)], width=8)
     out, results = str(tmp_path / "runs"), str(tmp_path / "results")
-    text = reproduce.transformer_grid([], out, results, dataset="sst2", seeds=2)
+    text = experiment.transformer_grid([], out, results, dataset="sst2", seeds=2)
     record = runs.read_json(os.path.join(results, "transformer_grid_sst2.json"))["1x1"]
     seeds = [runs.read_json(os.path.join(out, name, runs.METRICS))["test"]["accuracy"]
              for name in ("transformer-sst2-l1-h1", "transformer-sst2-l1-h1-seed1")]
@@ -87,9 +90,9 @@ def test_seeds_give_mean_and_spread_and_keep_each_run(tmp_path, shared_data, mon
     assert record["accuracy_std"] == pytest.approx(np.std(seeds, ddof=1))
     assert f"{np.mean(seeds):.4f} ± {np.std(seeds, ddof=1):.4f}" in text
     assert "--seed 1" in text and "over 2 training seeds" in text
-    with pytest.raises(reproduce.ExperimentError, match="--seeds 3"):
-        reproduce.transformer_baselines([], out, results, dataset="sst2", seeds=3)
-    text = reproduce.transformer_baselines([], out, results, dataset="sst2", seeds=2)
+    with pytest.raises(ExperimentError, match="--seeds 3"):
+        experiment.transformer_baselines([], out, results, dataset="sst2", seeds=3)
+    text = experiment.transformer_baselines([], out, results, dataset="sst2", seeds=2)
     table = runs.read_json(os.path.join(results, "transformer_baselines_sst2.json"))
     assert table["transformer"]["accuracy"] == record["accuracy"]
     assert table["mlp"]["seeds"] == 2 and os.path.isdir(os.path.join(out, "mlp-sst2-table1-seed1"))
@@ -125,10 +128,10 @@ def test_portable_jobs_are_the_commands_reproduce_runs():
     with open(path) as fh:
         jobs = dict(line.split(" ", 1) for line in fh.read().splitlines()
                     if line and not line.startswith("#"))
-    expected = {f"transformer-imdb-l{l}-h{h}": reproduce._transformer_cli("imdb", l, h)
-                for l, h in reproduce.TRANSFORMER_GRID}
-    expected.update({f"{m}-imdb-table1": reproduce._baseline_cli("imdb", m)
-                     for m in reproduce.BASELINE_MODELS})
+    expected = {f"transformer-imdb-l{l}-h{h}": experiment._transformer_cli("imdb", l, h)
+                for l, h in experiment.TRANSFORMER_GRID}
+    expected.update({f"{m}-imdb-table1": experiment._baseline_cli("imdb", m)
+                     for m in experiment.BASELINE_MODELS})
     # and the rows of benchmarks.accuracy it holds, seed by seed (NAME-seedS adds --seed S)
     from benchmarks import accuracy
 
@@ -155,4 +158,4 @@ def test_portable_jobs_are_the_commands_reproduce_runs():
     from kerasattn.cli import portable
 
     assert [name for _, name, _ in portable.read_jobs(path)] == list(jobs)
-    assert "--remove-stopwords" not in reproduce._transformer_cli("sst2", 1, 1)
+    assert "--remove-stopwords" not in experiment._transformer_cli("sst2", 1, 1)
