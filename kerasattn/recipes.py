@@ -140,9 +140,9 @@ def set_precision(mode):
     """Set Keras's global dtype policy from ``auto`` (mixed_float16 on a GPU, float32
     otherwise), ``off``, ``float16`` or ``bfloat16``; returns the policy's name."""
     if mode == "auto":
-        import tensorflow as tf
+        from kerasattn._quiet import physical_gpus
 
-        mode = "float16" if tf.config.list_physical_devices("GPU") else "off"
+        mode = "float16" if physical_gpus() else "off"
     if mode not in PRECISIONS:
         raise ValueError(f"unknown precision {mode!r}; expected auto, "
                          f"{', '.join(PRECISIONS)}")
@@ -151,7 +151,6 @@ def set_precision(mode):
 
 
 # -- named recipes -------------------------------------------------------------------
-import dataclasses  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -215,9 +214,9 @@ DEVICES = ("cpu", "gpu")
 
 def current_device():
     """``"gpu"`` when TensorFlow sees a GPU, else ``"cpu"``: where a recipe is sized for."""
-    import tensorflow as tf
+    from kerasattn._quiet import physical_gpus
 
-    return "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
+    return "gpu" if physical_gpus() else "cpu"
 
 
 def register_recipe(recipe):

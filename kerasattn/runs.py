@@ -193,6 +193,8 @@ def environment():
     import keras
     import sklearn
 
+    from kerasattn._quiet import physical_gpus
+
     try:
         import tensorflow as tf
     except ImportError:  # a JAX or PyTorch machine (training.portable fit)
@@ -203,7 +205,7 @@ def environment():
         "keras": keras.__version__,
         "scikit_learn": sklearn.__version__,
         "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs, "
-                   + (f"GPUs: {len(tf.config.list_physical_devices('GPU'))}" if tf
+                   + (f"GPUs: {len(physical_gpus())}" if tf
                       else f"Keras backend {keras.backend.backend()}"),
     }
 

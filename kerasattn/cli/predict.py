@@ -9,8 +9,8 @@ Prints one JSON object per text: ``{"text", "label", "label_name", "probabilitie
 (``probabilities`` keyed by label name), reading texts in batches. ``--explain
 FILE`` also writes an HTML page from the ``explain`` signature: each word's
 background as dark as the attention it receives, one line per attention layer.
-This module imports TensorFlow and the standard library only: what it runs is
-what TF Serving would run.
+This module imports TensorFlow, the standard library and ``kerasattn._quiet`` (which
+drops TensorFlow's start-up lines) only: what it runs is what TF Serving would run.
 
 Errors (a missing model or input file, input that is not UTF-8, ...) are one
 ``error: ...`` line on stderr and exit status 2, e.g.
@@ -168,8 +168,13 @@ def _run(args):
     if not texts:
         raise InputError("nothing to predict: give texts, --input FILE or '-'")
     classes = _class_names(args.model_dir)
-    import tensorflow as tf
+    # TensorFlow's start-up lines that say nothing, dropped (kerasattn._quiet: the
+    # standard library only, no model code)
+    from kerasattn._quiet import physical_gpus, quiet_native_import
 
+    with quiet_native_import():
+        import tensorflow as tf
+    physical_gpus()  # the first device query, without its cuInit line on a CPU machine
     loaded = tf.saved_model.load(args.model_dir)
     serve = loaded.signatures["serving_default"]
     for batch in _batches(texts, args.batch_size):

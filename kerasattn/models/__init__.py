@@ -10,3 +10,9 @@ from kerasattn import classical  # noqa: F401  (registers nb, lr)
 from kerasattn.models.registry import Preset, get, get_preset, names, register, unregister
 
 __all__ = ["Preset", "get", "get_preset", "names", "register", "unregister"]
+
+# Keras may have been imported by this package's own import: register the zoo with it
+# now that the package is whole (kerasattn.__init__)
+import kerasattn as _package  # noqa: E402
+
+_package._retry_registration()
