@@ -190,6 +190,11 @@ def test_pip_installs_the_package_and_its_console_command(installed):
     assert "tensorflow<2.22,>=2.21" in meta and "extra == \"serving\"" in meta
     assert "kerasattn.cli:main" in meta
 
+    # the explanation page's data files are installed with the package
+    page = run(python, "-c", "from kerasattn.interpret.server_page import render_page; "
+                             "print(render_page({'run': 'r', 'class_names': []}))").stdout
+    assert "document.body.dataset.state" in page and "font-family" in page
+
     after = {p for p in ("build", "kerasattn.egg-info") if (ROOT / p).exists()}
     assert after == installed.before, "the build wrote into the checkout"
 

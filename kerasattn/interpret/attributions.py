@@ -755,17 +755,6 @@ def attention_scores(model, ids, batch_size=32, preprocessor=None):
     return _attention_method(model, ids, "attention", batch_size, preprocessor)
 
 
-def rollout_scores(model, ids, batch_size=32, preprocessor=None):
-    """Attention rollout per token: the rollout row the pooling reads (pᵀR under a
-    pooling attention, else the mean of R's rows); ``extras["attention"]`` holds
-    :func:`attention_scores`' scores beside it.
-
-    Raises:
-        ValueError: the model has no self-attention layer.
-    """
-    return _attention_method(model, ids, "rollout", batch_size, preprocessor)
-
-
 def applicable_methods(model):
     """The methods of :data:`METHODS` that apply to ``model``."""
     model, _ = _unwrap(model)

@@ -28,7 +28,7 @@ def _print(msg):
     print(msg, flush=True)
 
 
-def _train_classical(config, ds, run_dir, log):
+def _train_classical(config, ds, run_dir):
     from kerasattn import classical, models, runs
     from kerasattn.metrics import classification_metrics
 
@@ -536,7 +536,7 @@ def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy
 
     try:
         if config.kind == "classical":
-            results, seconds, examples, info, roc = _train_classical(config, ds, run_dir, log)
+            results, seconds, examples, info, roc = _train_classical(config, ds, run_dir)
         else:
             results, seconds, examples, info, roc = _train_keras(
                 config, ds, run_dir, log, verbose, strategy=strategy,

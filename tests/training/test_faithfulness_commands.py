@@ -75,10 +75,10 @@ def test_explain_works_for_models_without_attention(tiny_runs, tmp_path, capsys,
     assert all(np.isfinite(scores)) and any(s != 0 for s in scores)
     # another method, and one that does not apply
     assert explain.main(["--run", tiny_runs[name], "--text", "a great film", "--output", out,
-                         "--attribution", "leave_one_out"]) == 0
+                         "--attribution", "leave_one_out", "--overwrite"]) == 0
     assert "leave-one-out for class" in open(out, encoding="utf-8").read()
     assert explain.main(["--run", tiny_runs[name], "--text", "x", "--output", out,
-                         "--attribution", "attention"]) == 2
+                         "--attribution", "attention", "--overwrite"]) == 2
     assert "does not apply" in capsys.readouterr().err
 
 
@@ -98,7 +98,7 @@ def test_explain_shows_attention_and_attribution_over_the_same_words(tiny_runs, 
     if name.startswith("hcan"):  # one line per sentence on both sides
         assert page.count("class='attr-sentence'") == 2 and attributed == attention[-6:]
     assert explain.main(["--run", tiny_runs[name], "--text", text, "--output", out,
-                         "--attribution", "none", "--no-heatmaps"]) == 0
+                         "--attribution", "none", "--no-heatmaps", "--overwrite"]) == 0
     page = open(out, encoding="utf-8").read()
     assert "attribution-panel" not in page and "attention</h1>" in page
 
