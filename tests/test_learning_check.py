@@ -237,3 +237,29 @@ def test_a_portable_run_is_recorded_with_the_machine_that_fitted_it(tmp_path):
     write(tmp_path / "metrics.json", json.dumps(metrics))
     assert accuracy._record(path, env)["machine"] == env["machine"]
     assert "fitted_by" not in accuracy._record(path, env)
+
+
+@pytest.mark.parametrize("model,measured,marked", [
+    ("sanet-base", "2026-11-26", True),
+    ("hcan-2sa-target", "2026-11-26", True),
+    ("transformer", "2026-12-01", False),  # measured again on the fixed code
+    ("cnn", "2026-11-26", False),  # no layer of ours with an initializer: the same draw
+])
+def test_attention_rows_measured_before_the_initialiser_fix_say_so(model, measured, marked):
+    suite = {"a": (["--model", model, "--dataset", "sst2"], None)}
+    row = accuracy._row(suite, "a", {"seeds": [{**_record(0.8), "measured": measured}]})
+    assert row.endswith(f"| {measured} (before the initialiser fix, 76bcf6e) |"
+                        if marked else f"| {measured} |")
+
+
+def test_the_initfix_table_puts_before_and_after_side_by_side():
+    from benchmarks import initfix
+
+    before = {"x": {"seeds": [_record(0.70), _record(0.72), _record(0.74)]}}
+    after = {"x": {"seeds": [_record(0.75), _record(0.77), _record(0.79)]},
+             "new": {"seeds": [_record(0.5)]}}
+    rows = initfix.table(before, after, {"x": "python -m training.train --model m"})
+    assert len(rows) == 3  # header, rule, and x only (no before for "new")
+    assert rows[2] == ("| `python -m training.train --model m` | 0.670 ± 0.020 | 0.720 ± 0.020 "
+                       "| 0.720 ± 0.020 | 0.770 ± 0.020 | +0.050 | +0.050 | 3 / 3 "
+                       "| 2026-11-23 / 2026-11-23 |")
