@@ -353,8 +353,15 @@ def public_modules():
 
 def test_the_api_reference_covers_every_module(site):
     html = "".join(p.read_text(encoding="utf-8") for p in (site / "reference").rglob("*.html"))
-    missing = [m for m in public_modules() if f'id="{m}"' not in html]
+    # a sub-package the hook renders whole (kerasattn.data.datasets: the names it exports)
+    # covers its modules
+    whole = {m for m in public_modules() if f'id="{m}"' in html
+             and (ROOT / m.replace(".", "/") / "__init__.py").exists()
+             and m.count(".") >= 2}
+    missing = [m for m in public_modules() if f'id="{m}"' not in html
+               and m.rsplit(".", 1)[0] not in whole]
     assert not missing, f"modules without an API reference entry: {missing}"
+    assert "kerasattn.data.datasets" in whole
     for name in ("kerasattn.tasks.TextClassifier.from_preset", "kerasattn.training.run.train",
                  "kerasattn.recipes.get_recipe", "kerasattn.export.export_model",
                  "kerasattn.layers.self_attention_block.SelfAttentionBlock",

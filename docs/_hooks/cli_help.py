@@ -26,6 +26,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 WIDTH = "100"
 
 _cache = {}
+# sub-packages with a reference page of their own (mkdocs.yml's nav)
+SEPARATE_PAGES = {"kerasattn.data", "kerasattn.interpret", "kerasattn.layers", "kerasattn.models",
+                  "kerasattn.training", "kerasattn.experiments", "kerasattn.cli"}
 
 
 def command_help(args):
@@ -58,10 +61,16 @@ def command_help(args):
 
 
 def public_modules(package, skip=()):
-    """The public modules (not sub-packages) of ``package``, from its source directory."""
+    """The public modules and sub-packages of ``package``, from its source directory (a
+    sub-package is rendered whole: the names it exports, not its own modules)."""
     folder = os.path.join(ROOT, *package.split("."))
     names = sorted(f[:-3] for f in os.listdir(folder)
                    if f.endswith(".py") and not f.startswith("_") and f[:-3] not in skip)
+    names += [f for f in os.listdir(folder)
+              if os.path.isfile(os.path.join(folder, f, "__init__.py"))
+              and not f.startswith("_") and f not in skip
+              and f"{package}.{f}" not in SEPARATE_PAGES]
+    names.sort()
     if not names:
         raise RuntimeError(f"no public module in {folder}")
     return [f"{package}.{name}" for name in names]

@@ -1,1 +1,1 @@
-"""Datasets (datasets.py), text ops (text.py), the preprocessor and tf.data pipelines."""
+"""Datasets (the datasets package), text ops (text.py), the preprocessor and tf.data pipelines."""

@@ -142,8 +142,10 @@ def test_verification_is_cached_by_path_size_and_mtime(tmp_path, monkeypatch):
     first = d.file_md5(path)
     assert first == "900150983cd24fb0d6963f7d28e17f72"
     calls = []
-    real = d._hash_file
-    monkeypatch.setattr(d, "_hash_file", lambda p: calls.append(p) or real(p))
+    from kerasattn.data.datasets import integrity
+
+    real = integrity._hash_file
+    monkeypatch.setattr(integrity, "_hash_file", lambda p: calls.append(p) or real(p))
     assert d.file_md5(path) == first and not calls  # cached
     write(tmp_path / "f.txt", "abd")
     os.utime(path, ns=(1, 1))  # same size, new mtime: hashed again
