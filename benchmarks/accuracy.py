@@ -103,7 +103,7 @@ for _dataset, _epochs in (("bbc", "3"), ("imdb", "1")):
 _IRAM_SST = ["--recipe", "paper", "--batch-size", "64", "--model-option", "units=200"]
 _IRAM_IMDB = ["--dataset", "imdb", "--recipe", "paper", "--batch-size", "64"]
 IRAM = Rows()
-# In-domain word vectors (issue 19), made when missing: FastText trained on SST-2's and
+# In-domain word vectors, made when missing: FastText trained on SST-2's and
 # IMDB's training texts (movie reviews; never a validation or test text), 100-d
 VECTORS = os.path.join("runs", "vectors", "sst2-imdb-100d.txt")
 PREPARE = {VECTORS: ["--dataset", "sst2", "--dataset", "imdb", "--dim", "100",
@@ -116,7 +116,7 @@ for _name, _threshold in (("iram-full", True), ("iram-vanilla", False),
                                     "2", *_IRAM_SST], 0.42 if _threshold else None)
     IRAM[f"{_name}-imdb-paper"] = (["--model", _name, *_IRAM_IMDB, "--epochs", "4"],
                                    0.88 if _threshold else None)
-# iram-full's SST goals of issue 19 (>= 0.86 on SST-2, >= 0.47 on SST-5, over 3 seeds) at
+# iram-full's SST goals (>= 0.86 on SST-2, >= 0.47 on SST-5, over 3 seeds) at
 # the preset's GPU size, its default recipe on a GPU (LSTM 400 per direction, batch 32),
 # with the CPU rows' epochs: fitted on a GPU through training.portable (the runs of
 # benchmarks/portable_iram_sst.txt), recorded with --reuse
@@ -132,7 +132,7 @@ for _data in ("sst2", "sst5"):
          "--model-option", "embedding_dim=100"], IRAM[f"iram-full-{_data}-gpu"][1])
 
 # Every Keras preset exactly as a user runs it (its default recipe, no other flag) on
-# SST-2: issue 19's goal is >= 0.78 for each, over 3 seeds.
+# SST-2: the goal is >= 0.78 for each, over 3 seeds.
 DEFAULTS = Rows()
 for _name in ("mlp", "cnn", "rnn", "lstm", "bilstm", "gru", "sanet-base", "sanet-baseline-base",
               "sanet-big", "sanet-baseline-big", "transformer", "han", "can-1sa-maxpool",
@@ -169,7 +169,7 @@ for _dataset in ("ag_news-test-split", "bbc"):
     for _name in ("mlp", "rnn", "lstm", "bilstm", "gru", "sanet-baseline-base"):
         DEFAULTS[f"{_name}-{_dataset}"] = (["--model", _name, "--dataset", _dataset], None)
 # and every other Keras preset on AG News and BBC: HCAN's other six (CAN and HCAN with one
-# or two self-attention layers, max pooling or target attention; issue 19: every preset's
+# or two self-attention layers, max pooling or target attention; every preset's
 # default learns every built-in dataset)
 for _dataset in ("ag_news-test-split", "bbc"):
     for _name in [r[:-len("-sst2")] for r in list(DEFAULTS) if r.endswith("-sst2")]:
@@ -187,7 +187,7 @@ for _name in [r[:-len("-sst2")] for r in list(DEFAULTS) if r.endswith("-sst2")]:
     if f"{_name}-imdb" not in DEFAULTS:
         DEFAULTS[f"{_name}-imdb"] = (["--model", _name, "--dataset", "imdb"], None)
 
-# In-domain word vectors (issue 19): FastText trained on SST-2's and IMDB's training
+# In-domain word vectors: FastText trained on SST-2's and IMDB's training
 # texts (movie reviews; never a validation or test text), 100-d, fed to presets on
 # SST-2 with --embeddings; compare each row with its default in the "defaults" suite.
 _WITH_VECTORS = ["--embeddings", VECTORS]
@@ -234,13 +234,13 @@ WORD_VECTORS.update({
     "cnn-imdb-vectors-whole": (["--model", "cnn", "--dataset", "imdb", "--epochs", "4",
                                 "--model-option", "embedding_dim=100", *_WITH_VECTORS], None),
     # the transformer's default cell (1 layer x 2 heads, 100-d, 400 tokens, 4 epochs):
-    # issue 19's goal for it on IMDB is 0.89
+    # the goal for it on IMDB is 0.89
     "transformer-imdb": (["--model", "transformer", "--dataset", "imdb"], 0.89),
     "transformer-imdb-vectors": (["--model", "transformer", "--dataset", "imdb",
                                   *_WITH_VECTORS], 0.89),
 })
 
-# Other levers on SST-2 (issue 19), each against the preset's default in "defaults":
+# Other levers on SST-2, each against the preset's default in "defaults":
 # learning-rate warm-up (10 % of the steps) with cosine decay, decoupled weight decay
 # (AdamW at Keras's default 0.004), the recurrent baselines' pooling, sanet-big's rate
 LEVERS = Rows()
@@ -704,7 +704,7 @@ LEVERS["gru-imdb-grouped-headtail"] = ([*BASELINES["gru"][0], "--val-split", "gr
                                         "--truncation", "head+tail"], None)
 
 # The classical logistic regression: HCAN §4.2's L1 at C = 1 (the preset's own defaults)
-# against L2 at C = 10, the TF-IDF baseline issue 19 measures IMDB against (0.902)
+# against L2 at C = 10, the TF-IDF baseline IMDB is measured against (0.902)
 for _dataset in ("sst2", "sst5", "ag_news-test-split", "bbc", "imdb"):
     LEVERS[f"lr-{_dataset}"] = (["--model", "lr", "--dataset", _dataset], None)
     LEVERS[f"lr-{_dataset}-l2c10"] = (["--model", "lr", "--dataset", _dataset, "--model-option",

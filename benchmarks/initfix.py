@@ -36,7 +36,8 @@ def _figures(record):
 
 
 def _delta(after, before):
-    return f"{mean_std(after)[0] - mean_std(before)[0]:+.3f}"
+    change = round(mean_std(after)[0] - mean_std(before)[0], 3) + 0.0  # no "-0.000"
+    return f"{change:+.3f}"
 
 
 def table(before, after, commands):

@@ -1,4 +1,4 @@
-"""Classification metrics (seed 004 §3.2): accuracy, loss, macro F1/precision/recall, ROC-AUC.
+"""Classification metrics (Hubli, §3.2): accuracy, loss, macro F1/precision/recall, ROC-AUC.
 
 All from scikit-learn; nothing is reimplemented here.
 """
@@ -164,25 +164,8 @@ class DivergedError(RuntimeError):
 
 
 def divergence_guard():
-    """A Keras callback that stops training at the first batch whose loss is NaN or
-    infinite (the weights are then NaN too, and every later step is wasted). After
-    ``fit``, its ``diverged`` is ``(epoch, step)`` (both from 1) where that happened,
-    or None; :func:`diverged_message` words it."""
-    import keras
-
-    class DivergenceGuard(keras.callbacks.Callback):
-        def __init__(self):
-            super().__init__()
-            self.diverged, self.loss, self.epoch = None, None, 0
-
-        def on_epoch_begin(self, epoch, logs=None):
-            self.epoch = epoch
-
-        def on_train_batch_end(self, batch, logs=None):
-            loss = (logs or {}).get("loss")
-            if loss is not None and self.diverged is None and not np.isfinite(float(loss)):
-                self.diverged, self.loss = (self.epoch + 1, batch + 1), float(loss)
-                self.model.stop_training = True
+    """A :class:`kerasattn.callbacks.DivergenceGuard` (see there)."""
+    from kerasattn.callbacks import DivergenceGuard
 
     return DivergenceGuard()
 
@@ -217,54 +200,14 @@ def out_of_memory_message(error, hint, where=None):
 
 
 def time_limit(seconds):
-    """A Keras callback that stops training once ``seconds`` have passed since ``fit``
-    began, after the batch in progress: the partial epoch is still validated (and kept,
-    if it is the best). A limit that passes during an epoch's validation stops training
-    at that epoch's end, so no further epoch starts only to be cut; one that passes after
-    the last batch of the last epoch stops nothing (the run is whole). Pass it to
-    ``fit(callbacks=[...])`` (``TextClassifier.fit`` too). After ``fit``,
-    :func:`time_limit_record` says whether and where it stopped.
-    Raises ``ValueError`` unless ``seconds`` > 0."""
-    import time
+    """A :class:`kerasattn.callbacks.TimeLimit` of ``seconds`` (see there)."""
+    from kerasattn.callbacks import TimeLimit
 
-    import keras
-
-    if not seconds > 0:
-        raise ValueError(f"the time limit must be > 0 seconds, got {seconds}")
-
-    class TimeLimit(keras.callbacks.Callback):
-        def __init__(self):
-            super().__init__()
-            self.seconds, self.stopped_at, self.steps_per_epoch = seconds, None, None
-            self.start, self.epoch, self.steps = None, 0, 0
-
-        def on_train_begin(self, logs=None):  # each fit has the whole limit
-            self.start, self.stopped_at, self.steps_per_epoch = time.perf_counter(), None, None
-
-        def on_epoch_begin(self, epoch, logs=None):
-            self.epoch, self.steps = epoch, 0
-
-        def on_train_batch_end(self, batch, logs=None):
-            self.steps = batch + 1
-            if self.steps != (self.params or {}).get("steps"):  # an epoch's last batch:
-                self._stop_if_past()  # on_epoch_end decides, after its validation
-
-        def on_epoch_end(self, epoch, logs=None):
-            if epoch + 1 < (self.params or {}).get("epochs", 0):  # an epoch would follow
-                self._stop_if_past()
-
-        def _stop_if_past(self):
-            if (self.stopped_at is None and not self.model.stop_training
-                    and time.perf_counter() - self.start > self.seconds):
-                self.stopped_at = (self.epoch + 1, self.steps)  # both from 1
-                self.steps_per_epoch = (self.params or {}).get("steps")
-                self.model.stop_training = True
-
-    return TimeLimit()
+    return TimeLimit(seconds)
 
 
 def time_limit_record(callback, steps_per_epoch=None):
-    """``metrics.json``'s ``"time_limit"`` for a :func:`time_limit` callback after
+    """``metrics.json``'s ``"time_limit"`` for a :class:`~kerasattn.callbacks.TimeLimit` after
     ``fit``: ``{"seconds", "reached"}``, and where it stopped (``epoch``, ``steps`` done
     in it, ``steps_per_epoch``, which ``steps_per_epoch`` gives when Keras did not
     know it) when it did."""

@@ -191,36 +191,9 @@ def truncate_history(path, epochs):
     return read_history(path)
 
 
-class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
-    """``EarlyStopping`` that replays the epochs before an interruption (their
-    ``history.csv`` rows), so its patience counts them as an uninterrupted run would."""
+# kept here for code that imports them from this module; they live in kerasattn.callbacks
+from kerasattn.callbacks import AtomicModelCheckpoint, ResumableEarlyStopping  # noqa: E402
 
-    def __init__(self, past_epochs, **kwargs):
-        super().__init__(**kwargs)
-        self._past = past_epochs
-
-    def on_train_begin(self, logs=None):
-        super().on_train_begin(logs)
-        for row in self._past:
-            self.on_epoch_end(row["epoch"], row)
-
-
-class AtomicModelCheckpoint(keras.callbacks.ModelCheckpoint):
-    """``ModelCheckpoint`` whose file is replaced whole or not at all: Keras writes the
-    ``.keras`` archive at ``filepath`` directly, so a full disk (or a kill) mid-write
-    would leave the best epoch's model damaged, and a resumed run could not restore it.
-    This one writes ``NAME.partial.keras`` beside it and renames it over ``filepath``
-    only once written."""
-
-    def __init__(self, filepath, **kwargs):
-        self.final_path = filepath
-        stem, ext = os.path.splitext(filepath)
-        self.partial_path = f"{stem}.partial{ext}"
-        super().__init__(self.partial_path, **kwargs)
-
-    def on_epoch_end(self, epoch, logs=None):
-        if os.path.exists(self.partial_path):
-            os.remove(self.partial_path)  # left by an interrupted write
-        super().on_epoch_end(epoch, logs)
-        if os.path.exists(self.partial_path):
-            os.replace(self.partial_path, self.final_path)
+__all__ = ["AtomicModelCheckpoint", "EpochSeeds", "ResumableEarlyStopping", "backup_dir",
+           "backed_up_epochs", "delete_backup", "read_fit_done", "read_history",
+           "repair_backup", "step_back_one_epoch", "truncate_history", "write_fit_done"]

@@ -1,4 +1,4 @@
-"""Classical models are saved with skops and loaded only from trusted types (issue 17).
+"""Classical models are saved with skops and loaded only from trusted types.
 
 A run directory may come from someone else: loading its model must never run
 their code, so no pickle is read and a skops file naming any type outside

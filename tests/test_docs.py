@@ -1,4 +1,4 @@
-"""The documentation (issue 21): the site builds with --strict, every code example runs
+"""The documentation: the site builds with --strict, every code example runs
 or says why not, every docstring example runs, the pages render in a browser, and the
 README, LICENSE, CITATION.cff and CHANGELOG.md are what they claim to be.
 
@@ -268,7 +268,7 @@ def test_the_readme_is_short_and_keeps_its_contracts():
 
 # The README's results table is checked against the per-seed JSON records, not against the
 # Markdown tables' 4-decimal figures (rounding those again gave 0.0125 -> 0.013 where the
-# raw spread is 0.01246): tests/test_readme_figures.py (issue 66).
+# raw spread is 0.01246): tests/test_readme_figures.py.
 
 
 def test_the_readme_quickstarts_are_the_docs_quickstarts():

@@ -263,3 +263,14 @@ def test_the_initfix_table_puts_before_and_after_side_by_side():
     assert rows[2] == ("| `python -m training.train --model m` | 0.670 ± 0.020 | 0.720 ± 0.020 "
                        "| 0.720 ± 0.020 | 0.770 ± 0.020 | +0.050 | +0.050 | 3 / 3 "
                        "| 2026-11-23 / 2026-11-23 |")
+
+
+def test_the_zoo_s_callbacks_live_in_one_module_and_extend_keras_s():
+    import keras
+
+    from kerasattn import callbacks, metrics, resume
+
+    assert isinstance(metrics.divergence_guard(), keras.callbacks.TerminateOnNaN)
+    assert isinstance(metrics.time_limit(5), callbacks.TimeLimit)
+    assert resume.ResumableEarlyStopping is callbacks.ResumableEarlyStopping
+    assert issubclass(callbacks.AtomicModelCheckpoint, keras.callbacks.ModelCheckpoint)

@@ -1,4 +1,4 @@
-"""pyproject.toml and the ``kerasattn`` console command (issue 18 item 1)."""
+"""pyproject.toml and the ``kerasattn`` console command."""
 
 import os
 import pathlib

@@ -471,10 +471,10 @@ def _fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step
     import keras
 
     from kerasattn import models, runs
-    from kerasattn.metrics import (DivergedError, classification_metrics, divergence_guard,
-                                   diverged_message, format_metrics, learning_banner,
-                                   learning_check, time_limit_record, time_limit_warning)
-    from kerasattn.metrics import time_limit as time_limit_callback
+    from kerasattn.callbacks import AtomicModelCheckpoint, DivergenceGuard, TimeLimit
+    from kerasattn.metrics import (DivergedError, classification_metrics, diverged_message,
+                                   format_metrics, learning_banner, learning_check,
+                                   time_limit_record, time_limit_warning)
     from kerasattn.recipes import loss_and_accuracy, optimizer_for, set_precision
 
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
@@ -506,15 +506,15 @@ def _fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step
     bs = train["batch_size"]
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
     history_path = os.path.join(run_dir, runs.HISTORY)
-    callbacks = [keras.callbacks.ModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
-                                                 save_best_only=True),
+    callbacks = [AtomicModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
+                                       save_best_only=True),
                  keras.callbacks.CSVLogger(history_path)]
     if config.get("early_stopping"):
         callbacks.append(keras.callbacks.EarlyStopping(
             monitor="val_accuracy", mode="max", patience=config["early_stopping"]))
-    guard = divergence_guard()
+    guard = DivergenceGuard()
     callbacks.append(guard)
-    limit = None if time_limit is None else time_limit_callback(time_limit)
+    limit = None if time_limit is None else TimeLimit(time_limit)
     if limit is not None:
         callbacks.append(limit)
     device = device_description()

@@ -33,7 +33,7 @@ transformer (by validation accuracy; run the grid first), test accuracy and
 loss beside the paper's, and the validation accuracy and loss of all per epoch
 on one PNG. Writes ``transformer_baselines_<D>.md``/``.json``/``_curves.png``.
 
-``faithfulness --dataset sst2|imdb`` (issue 20, "is the attention an
+``faithfulness --dataset sst2|imdb`` ("is the attention an
 explanation?"): one trained run of each family (SANet ``sanet-base --recipe
 adjusted``, HCAN ``hcan-2sa-target`` at d = 128, IRAM ``iram-vanilla`` at 100
 units, ``transformer``, and the ``cnn`` and ``gru`` baselines, which have no

@@ -70,7 +70,7 @@ class TextPreprocessor:
             index 1 ``"[UNK]"``. ``None`` makes a preprocessor that can only
             tokenise (use :meth:`adapt` or :meth:`build`).
         mode: ``"default"`` or ``"hcan"`` (see :mod:`kerasattn.data.text`).
-        remove_punctuation: drop punctuation tokens (seed 004 §3.3).
+        remove_punctuation: drop punctuation tokens (Hubli, §3.3).
         remove_stopwords: drop scikit-learn's English stop words.
         max_length: keep ``max_length`` tokens of a longer flat text (which ones:
             ``truncation``).

@@ -9,7 +9,7 @@ Modes:
         words (apostrophes inside words such as ``don't`` are kept).
     ``"hcan"``: the setting of HCAN §4.3: lower-case and keep only letters,
         digits and ``. ! ?`` (which end sentences).
-Options (seed 004, §3.3): ``remove_punctuation`` drops punctuation instead of
+Options (Hubli, §3.3): ``remove_punctuation`` drops punctuation instead of
 splitting it off; ``remove_stopwords`` drops scikit-learn's English stop words
 (NLTK's list needs a data download that is not possible offline).
 """

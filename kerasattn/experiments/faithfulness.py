@@ -1,4 +1,4 @@
-"""Is the attention an explanation? (issue 20): the faithfulness of a run's explanations
+"""Is the attention an explanation? The faithfulness of a run's explanations
 on a seeded sample of its test split, for ``kerasattn evaluate --faithfulness``
 (:func:`measure_faithfulness`) and for the experiment comparing the families
 (``kerasattn reproduce --experiment faithfulness``: :func:`faithfulness`)."""

@@ -1,4 +1,4 @@
-"""Token attributions for every zoo model: is the attention an explanation? (issue 20)
+"""Token attributions for every zoo model: is the attention an explanation?
 
 One score per real token (padding never gets one) by five methods:
 

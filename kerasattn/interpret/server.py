@@ -1,4 +1,4 @@
-"""An interactive explanation page: a local web server over one trained run (issue 23).
+"""An interactive explanation page: a local web server over one trained run.
 
     python -m training.explain --run runs/sanet-base-imdb --serve [--port 8765] [--host 127.0.0.1]
 

@@ -1,7 +1,7 @@
-"""Neural baselines on token ids (seed 004 Table 1; HCAN §4.2): mlp, cnn, rnn, lstm, bilstm, gru.
+"""Neural baselines on token ids (Hubli, Table 1; HCAN §4.2): mlp, cnn, rnn, lstm, bilstm, gru.
 
 All embed with ``mask_zero=True`` so padding (id 0) is masked end to end: the
-same text padded to any length gives the same prediction. Seed 004 trains
+same text padded to any length gives the same prediction. Hubli trains
 them with Adam, 128 hidden units and 100-dimensional embeddings; Kim's CNN
 uses windows 3/4/5 with 100 maps each and dropout 0.5 (HCAN §4.2).
 """
@@ -73,14 +73,14 @@ def build_recurrent(vocab_size, num_classes, cell="gru", bidirectional=False,
 
 
 register(Preset("mlp", build_mlp, {"embedding_dim": 100, "hidden_units": 128, "dropout": 0.5},
-                description="embedding + masked average pooling + dense (seed 004 'simple NN')"))
+                description="embedding + masked average pooling + dense (Hubli's 'simple NN')"))
 register(Preset("cnn", build_cnn,
                 {"embedding_dim": 128, "windows": (3, 4, 5), "filters": 100, "dropout": 0.5},
                 train_config={"batch_size": 50},
                 description="Kim (2014) CNN: windows 3/4/5 x 100 maps, max over time, dropout 0.5"))
 # The bidirectional preset pools with a masked max over time and drops out half
 # of the pooled features. Measured on IMDB test after 4 epochs (--max-length 400):
-# final states 0.810 (val 0.844; seed 004 reports 0.851), max pooling 0.857
+# final states 0.810 (val 0.844; Hubli reports 0.851), max pooling 0.857
 # (val 0.876, overfitting), max pooling + dropout 0.5 0.869. The zoo asks 0.86.
 # `--model-option pooling=last dropout=0.0` gives the final-state model.
 for _cell, _bi, _pool, _drop in (("rnn", False, "last", 0.0), ("lstm", False, "last", 0.0),
@@ -92,4 +92,4 @@ for _cell, _bi, _pool, _drop in (("rnn", False, "last", 0.0), ("lstm", False, "l
          "dropout": _drop, "pooling": _pool},
         description=f"{'bidirectional ' if _bi else ''}{_kind.upper()} with 128 units, "
                     f"{'max over time of the states' if _pool == 'max' else 'final state'}"
-                    f"{f', dropout {_drop}' if _drop else ''} (seed 004 Table 1)"))
+                    f"{f', dropout {_drop}' if _drop else ''} (Hubli, Table 1)"))

@@ -49,11 +49,12 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     import keras
     import tensorflow as tf
 
+    from kerasattn import callbacks as callbacks_
     from kerasattn import models, recipes, resume, runs
     from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
-    from kerasattn.metrics import (DivergedError, classification_metrics, divergence_guard,
-                                   diverged_message, time_limit, time_limit_record)
+    from kerasattn.metrics import (DivergedError, classification_metrics, diverged_message,
+                                   time_limit_record)
 
     train = config.train
     preset = models.get_preset(config.model)
@@ -148,18 +149,18 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
     callbacks = [
         seeds,
-        resume.AtomicModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
+        callbacks_.AtomicModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
                                      save_best_only=True, initial_value_threshold=best_so_far),
         keras.callbacks.CSVLogger(history_path, append=bool(past)),
         keras.callbacks.TensorBoard(os.path.join(run_dir, "tensorboard"), profile_batch=0),
     ]
-    guard = divergence_guard()
+    guard = callbacks_.DivergenceGuard()
     callbacks.append(guard)
     if config.early_stopping:
-        callbacks.append(resume.ResumableEarlyStopping(
+        callbacks.append(callbacks_.ResumableEarlyStopping(
             past, monitor="val_accuracy", mode="max", patience=config.early_stopping))
     # counts this process's fit (a resumed run gets the whole limit again)
-    limit = time_limit(config.time_limit) if config.time_limit else None
+    limit = callbacks_.TimeLimit(config.time_limit) if config.time_limit else None
     if limit is not None:
         callbacks.append(limit)
     # last, so that an epoch's backup is written after its checkpoint and history row;

@@ -1,4 +1,4 @@
-"""Token attributions (issue 20): hand-checked on tiny models, then one smoke run per family."""
+"""Token attributions: hand-checked on tiny models, then one smoke run per family."""
 
 import keras
 import numpy as np

@@ -1,4 +1,4 @@
-"""Layers declare their attention axes; they never import the analysis code (issue 18 item 5)."""
+"""Layers declare their attention axes; they never import the analysis code."""
 
 import ast
 import importlib

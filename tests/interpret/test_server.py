@@ -1,4 +1,4 @@
-"""The explanation server (issue 23): its JSON API against the Python API, and bad requests.
+"""The explanation server: its JSON API against the Python API, and bad requests.
 
 One tiny run per model family is trained once for the module, when a test first asks
 for it (SANet, hierarchical HCAN, IRAM, the Transformer, and a CNN without attention);

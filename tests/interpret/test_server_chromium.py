@@ -1,4 +1,4 @@
-"""The explanation server's page in a real browser (issue 23).
+"""The explanation server's page in a real browser.
 
 Headless Chromium is driven over the Chrome DevTools Protocol through
 ``--remote-debugging-pipe`` (JSON messages on file descriptors 3 and 4): the

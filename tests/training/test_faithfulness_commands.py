@@ -1,4 +1,4 @@
-"""Issue 20 through the commands: explain shows attention and attributions for every
+"""Explanations through the commands: explain shows attention and attributions for every
 family (models without attention too), evaluate --faithfulness stores the report,
 reproduce --experiment faithfulness builds the table from trained runs."""
 

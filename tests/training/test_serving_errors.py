@@ -1,5 +1,5 @@
 """Bad input to the export, predict and serving-client commands: one ``error: ...``
-line on stderr, a non-zero exit status, no traceback (issue 17, "Reliability")."""
+line on stderr, a non-zero exit status, no traceback ("Reliability")."""
 
 import json
 import os
