@@ -23,8 +23,8 @@ __version__ = "0.1.0"
 
 # name -> the module that defines it
 _NAMES = {"TextClassifier": "kerasattn.tasks", "TextClassifierPreprocessor": "kerasattn.tasks"}
-_SUBMODULES = ("classical", "data", "embeddings", "export", "interpret", "layers", "metrics",
-               "models", "optimizers", "recipes", "resume", "runs", "tasks", "training",
+_SUBMODULES = ("callbacks", "data", "embeddings", "export", "interpret", "layers", "metrics",
+               "experiments", "models", "optimizers", "recipes", "resume", "runs", "tasks", "training",
                "wordvectors")
 
 __all__ = ["TextClassifier", "TextClassifierPreprocessor", "__version__", *_SUBMODULES]
@@ -86,8 +86,8 @@ _PENDING = False  # Keras is imported, but the registration waits for kerasattn'
 def _on_keras_import(_keras=None):
     """Keras was just imported. When a kerasattn module imported it, that module is
     still half made: registering now would import it again, half made, so it waits
-    until :func:`_retry_registration` (at the end of kerasattn.layers and
-    kerasattn.models, and at the next ``kerasattn.<name>``)."""
+    until :func:`_retry_registration` (when that module's import ends, see
+    :class:`_QuietSubmodules`, and at the next ``kerasattn.<name>``)."""
     global _PENDING
     _PENDING = True
     _retry_registration()
@@ -106,7 +106,8 @@ def _retry_registration():
 class _QuietSubmodules:
     """A meta path finder: a kerasattn submodule imported while neither Keras nor
     TensorFlow is runs its import (which imports them) with their start-up lines that
-    say nothing dropped, as :func:`_import` does for ``kerasattn.<name>``."""
+    say nothing dropped, as :func:`_import` does for ``kerasattn.<name>``, and then
+    registers the zoo with Keras if its import imported Keras."""
 
     def find_spec(self, fullname, path, target=None):
         if not fullname.startswith("kerasattn.") or fullname == "kerasattn._quiet" \
@@ -128,7 +129,10 @@ class _QuietSubmodules:
                 return run(module)
             os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
             with quiet_native_import():
-                return run(module)
+                run(module)
+            # Keras was imported by this module's import: register the zoo now that the
+            # module is whole (a no-op unless the hook left it pending)
+            _retry_registration()
 
         spec.loader.exec_module = exec_module
         return spec

@@ -286,7 +286,7 @@ def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0):
     ds = load_dataset(config, data_dir)
     out = {}
     if config["kind"] == "classical":
-        from kerasattn import classical
+        from kerasattn.models import tfidf as classical
 
         model = classical.load(os.path.join(run_dir, CLASSICAL_MODEL))  # trusted types only
         for s in splits:

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import skops.io as sio
 
-from kerasattn import classical, models, runs
+from kerasattn import models, runs
+from kerasattn.models import tfidf as classical
 from kerasattn.data import datasets
 
 TEXTS = ["good great fine film", "bad awful poor plot", "great good acting", "awful bad ending",

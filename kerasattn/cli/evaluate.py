@@ -84,7 +84,7 @@ def main(argv=None):
     check_faithfulness_flags(p, args, "--faithfulness-sample")
 
     from kerasattn import runs
-    from kerasattn.classical import UnsafeModelError
+    from kerasattn.models.tfidf import UnsafeModelError
     from kerasattn.data.datasets import DatasetError
     from kerasattn.metrics import format_metrics
 

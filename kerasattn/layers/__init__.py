@@ -25,9 +25,3 @@ __all__ = ["AttentionPooling", "CharNgramEmbedding", "ConvMultiheadAttention", "
            "ParallelConvAttention", "SelfAttentionBlock",
            "SinusoidalPositionalEncoding", "TargetAttention", "TransformerEncoderBlock",
            "UnfoldSentences"]
-
-# Keras may have been imported by this package's own import: register the zoo with it
-# now that the package is whole (kerasattn.__init__)
-import kerasattn as _package  # noqa: E402
-
-_package._retry_registration()

@@ -6,13 +6,7 @@ from kerasattn.models import hcan  # noqa: F401  (registers can-*, hcan-*)
 from kerasattn.models import han  # noqa: F401  (registers han)
 from kerasattn.models import iram  # noqa: F401  (registers iram-*)
 from kerasattn.models import transformer  # noqa: F401  (registers transformer)
-from kerasattn import classical  # noqa: F401  (registers nb, lr)
+from kerasattn.models import tfidf  # noqa: F401  (registers nb, lr)
 from kerasattn.models.registry import Preset, get, get_preset, names, register, unregister
 
 __all__ = ["Preset", "get", "get_preset", "names", "register", "unregister"]
-
-# Keras may have been imported by this package's own import: register the zoo with it
-# now that the package is whole (kerasattn.__init__)
-import kerasattn as _package  # noqa: E402
-
-_package._retry_registration()

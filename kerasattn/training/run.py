@@ -29,7 +29,8 @@ def _print(msg):
 
 
 def _train_classical(config, ds, run_dir):
-    from kerasattn import classical, models, runs
+    from kerasattn import models, runs
+    from kerasattn.models import tfidf as classical
     from kerasattn.metrics import classification_metrics
 
     options = {**config.preprocessor_options(), "max_length": None}
