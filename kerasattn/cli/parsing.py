@@ -75,3 +75,19 @@ def read_text_lines(path, stdin=None):
     text = text.removeprefix("\ufeff")
     return [line for line in io.StringIO(text, newline=None).read().split("\n")
             if line.strip()]
+
+
+def positive_int(text):
+    """An argparse ``type``: an integer >= 1 (argparse words a refusal as one line)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def port_number(text):
+    """An argparse ``type``: a TCP port, 0..65535 (0: any free port)."""
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be in 0..65535 (0: any free port), got {value}")
+    return value

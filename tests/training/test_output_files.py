@@ -50,8 +50,10 @@ def test_an_output_path_that_cannot_be_a_file_is_one_error(run_dir, tmp_path, ca
 
 @pytest.mark.parametrize("port", ["99999", "-1"])
 def test_a_port_out_of_range_is_one_error(run_dir, capsys, port):
-    assert explain.main(["--run", run_dir, "--serve", "--port", port]) == 2
-    assert "--port must be in 0..65535" in _one_error(capsys)
+    with pytest.raises(SystemExit) as exit_:
+        explain.main(["--run", run_dir, "--serve", "--port", port])
+    assert exit_.value.code == 2
+    assert "argument --port: must be in 0..65535" in _one_error(capsys)
 
 
 def test_invalid_utf8_input_names_file_and_line(run_dir, tmp_path, capsys):
@@ -63,6 +65,8 @@ def test_invalid_utf8_input_names_file_and_line(run_dir, tmp_path, capsys):
 
 
 def test_max_tokens_below_one_is_one_error(run_dir, tmp_path, capsys):
-    assert explain.main(["--run", run_dir, "--text", "good", "--max-tokens", "-1",
-                         "--output", str(tmp_path / "p.html")]) == 2
-    assert "--max-tokens must be >= 1" in _one_error(capsys)
+    with pytest.raises(SystemExit) as exit_:
+        explain.main(["--run", run_dir, "--text", "good", "--max-tokens", "-1",
+                      "--output", str(tmp_path / "p.html")])
+    assert exit_.value.code == 2
+    assert "argument --max-tokens: must be >= 1, got -1" in _one_error(capsys)
