@@ -52,14 +52,15 @@ def _file_sha256(path):
     return digest.hexdigest()
 
 
-def data_fingerprint(dataset, ds, streamed=False):
+def data_fingerprint(dataset, ds, streamed=False, extra_files=()):
     """What a run trains on, to refuse resuming it on other data: the SHA-256 of each
-    file of a user's dataset (``csv:PATH``...) and, unless streamed, each split's row
-    count and the SHA-256 of its texts and labels in order."""
+    file of a user's dataset (``csv:PATH``...) and of ``extra_files`` (its word vectors)
+    and, unless streamed, each split's row count and the SHA-256 of its texts and labels
+    in order."""
     from kerasattn.data import datasets
 
     fingerprint = {"files": {os.path.abspath(f): _file_sha256(f)
-                             for f in datasets.user_files(dataset)}}
+                             for f in [*datasets.user_files(dataset), *extra_files]}}
     if not streamed:
         splits = {}
         for s in datasets.SPLITS:

@@ -488,7 +488,9 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
     ds = load_data(config, data_dir, download)
     sizes = None if config.stream else {s: len(ds.split(s)) for s in datasets.SPLITS}
     config = config.replace(
-        data_fingerprint=runs.data_fingerprint(config.dataset, ds, config.stream),
+        data_fingerprint=runs.data_fingerprint(config.dataset, ds, config.stream,
+                                               extra_files=[config.embeddings] if
+                                               config.embeddings else ()),
         data_verified=None if datasets.is_user_dataset(config.dataset)
         else datasets.verification_enabled())
 

@@ -194,3 +194,15 @@ def test_a_bad_embeddings_file_leaves_no_run_directory(tmp_path, capsys, vectors
     assert not (tmp_path / "x").exists()
     good = write(tmp_path / "good.txt", "good 0.1 0.2 0.3 0.4\nbad 0.4 0.3 0.2 0.1\n")
     assert train.main([*args, "--embeddings", str(good)]) == 0
+
+
+def test_changed_word_vectors_are_not_resumed(tmp_path):
+    path = write(tmp_path / "d.csv", "text,label\n" + ROWS)
+    vectors = write(tmp_path / "v.txt", "good 0.1 0.2 0.3 0.4\nbad 0.4 0.3 0.2 0.1\n")
+    args = _args(path, tmp_path, "--model-option", "embedding_dim=4", "--embeddings",
+                 str(vectors))
+    train.train(args)
+    _as_interrupted(str(tmp_path / "x"))
+    write(vectors, "good 0.9 0.2 0.3 0.4\nbad 0.4 0.3 0.2 0.1\n")
+    with pytest.raises(train.ConfigError, match=r"other data: .*v\.txt changed"):
+        train.train(args)
