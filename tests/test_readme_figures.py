@@ -1,4 +1,4 @@
-"""The README's published figures, recomputed from the per-seed records (issue 66).
+"""The README's published figures, recomputed from the per-seed records.
 
 Every cell of the README's results table is the mean and the sample standard deviation
 (n - 1) of the test accuracies of one record in ``benchmarks/results/<file>.json``, each
@@ -11,7 +11,8 @@ cell and also checks what the row says about where it was measured:
 - a cell fitted by ``training.portable`` on the CPU says ``training.portable``;
 - a cell whose runs a time limit cut says ``cut`` (naming the seeds when not all were);
 - a cell whose record is not seeds 0-2 names its seeds;
-- a cell measured before the shuffle change (commit c74cd43) says so;
+- a cell measured before the shuffle change (commit c74cd43) says so, and a cell of an
+  attention preset measured before the initialiser fix (commit 76bcf6e) too;
 - the ``from`` column names the results files of exactly those records.
 
 The figures the README quotes outside the table (the main command's accuracy and training
@@ -87,6 +88,11 @@ FIGURES = 42
 # its batches already, and a scikit-learn fit (best_epoch None) has none.
 SHUFFLE_CHANGE = "2026-11-26"
 SHUFFLE_MARK = "measured before the shuffle change (c74cd43)"
+# Commit 76bcf6e (2026-12-01): every weight of the attention layers its own initializer
+# instance. Cells of the presets built on them measured before it say so.
+INITIALISER_FIX = "2026-12-01"
+INITIALISER_MARK = "before the initialiser fix (76bcf6e)"
+FIXED_FAMILIES = ("sanet", "can-", "hcan-", "han", "iram", "transformer")
 CPU_TRAIN = "x86_64 Linux, 2 CPUs, GPUs: 0"  # training.train on the 2 CPU cores
 CPU_PORTABLE = "cpu: cpu (float32)"  # training.portable under JAX on the same cores
 GPU = re.compile(r"gpu: (?P<name>NVIDIA (?P<short>H\d+)\b[^(]*?) \(float32\)")
@@ -159,7 +165,7 @@ def table_problems(text):
         if cited != {stem for stem, _ in mapping.values()}:
             problems.append(f"row {first!r} cites {sorted(cited)}, its records are in "
                             f"{sorted({stem for stem, _ in mapping.values()})}")
-        gpus, early = set(), []
+        gpus, early, unfixed = set(), [], []
         for column, (stem, name) in mapping.items():
             seeds = seeds_of(stem, name)
             where = f"row {first!r}, {column} ({stem}.json {name!r})"
@@ -197,6 +203,9 @@ def table_problems(text):
                                 "row does not say so")
             if cut and len(cut) < len(seeds) and seed_list(cut) not in first:
                 problems.append(f"{where}: only {seed_list(cut)} cut; the row must name them")
+            if name.startswith(FIXED_FAMILIES) and \
+                    max(s["measured"] for s in seeds) < INITIALISER_FIX:
+                unfixed.append(column)
             batched = not seeds[0]["sklearn"] and seeds[0]["fitted_by"] is None
             if batched and min(s["measured"] for s in seeds) < SHUFFLE_CHANGE:
                 early.append(column)
@@ -216,6 +225,11 @@ def table_problems(text):
         if bool(early) != (mark in first):
             problems.append(f"row {first!r}: cells measured before {SHUFFLE_CHANGE}: "
                             f"{early or 'none'}; the row must say {mark!r} exactly then")
+        fix_mark = (f"{unfixed[0]} {INITIALISER_MARK}"
+                    if unfixed and len(unfixed) < len(mapping) else INITIALISER_MARK)
+        if bool(unfixed) != (fix_mark in first):
+            problems.append(f"row {first!r}: cells measured before the initialiser fix: "
+                            f"{unfixed or 'none'}; the row must say {fix_mark!r} exactly then")
     for key in set(TABLE) - used:
         problems.append(f"TABLE entry {key!r} matches no row of the README")
     return problems, checked
@@ -247,10 +261,12 @@ def test_the_check_fails_when_any_figure_is_edited():
 
 @pytest.mark.parametrize("edit", [
     ("`cnn` (IMDB on an H100)", "`cnn` (IMDB on an H200)"),
-    ("`sanet-base` (batches of 32; IMDB on an H200)", "`sanet-base` (batches of 32)"),
+    ("`sanet-base` (batches of 32; IMDB on an H200, ", "`sanet-base` (batches of 32; "),
     ("seeds 0 and 2 cut by the time limit", "cut by the time limit"),
     ("; seeds 0–9;", ";"),
-    ("(SST-2 measured before the shuffle change (c74cd43))", ""),
+    ("SST-2 measured before the shuffle change (c74cd43); ", ""),
+    ("400 tokens; IMDB before the initialiser fix (76bcf6e))", "400 tokens)"),
+    ("the 2nd epoch; before the initialiser fix (76bcf6e))", "the 2nd epoch)"),
     ("`lstm` (max pooling, dropout 0.5; IMDB on an H100, cut in the 3rd epoch of 10)",
      "`lstm` (max pooling, dropout 0.5; IMDB on an H100)"),
 ])
@@ -307,8 +323,9 @@ def test_the_readme_figures_outside_the_table_are_their_records():
         expected = [f"{aopc[m]:.2f}" for m in ("attention", "random", "integrated_gradients")]
         assert figures == expected, family
         checked += 3
-    # measured before the shuffle change, and the README says so beside the figures
+    # one run each (seed 0), measured after the initialiser fix, as the README says
     assert all(r["train_seed"] == 0 for r in records.values())
     looking = text[text.index("## Looking at"):text.index("## The zoo")]
-    assert "one run each, before the shuffle change (c74cd43)" in looking
+    assert "one run each (seed 0), after the initialiser fix (76bcf6e)" in looking
+    assert min(r["measured"] for r in records.values()) >= INITIALISER_FIX
     assert checked >= 17
