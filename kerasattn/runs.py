@@ -45,11 +45,8 @@ def finished_run_of(run_dir, config):
 
 # -- what a run trained on --------------------------------------------------------
 def _file_sha256(path):
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def data_fingerprint(dataset, ds, streamed=False, extra_files=()):

@@ -70,11 +70,8 @@ _MD5_CACHE = {}  # (real path, size, mtime_ns) -> md5: each file is hashed once 
 
 
 def _hash_file(path):
-    h = hashlib.md5()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "md5").hexdigest()
 
 
 def file_md5(path):
