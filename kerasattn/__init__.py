@@ -23,9 +23,9 @@ __version__ = "0.1.0"
 
 # name -> the module that defines it
 _NAMES = {"TextClassifier": "kerasattn.tasks", "TextClassifierPreprocessor": "kerasattn.tasks"}
-_SUBMODULES = ("callbacks", "data", "embeddings", "export", "interpret", "layers", "metrics",
-               "experiments", "models", "optimizers", "recipes", "resume", "runs", "tasks", "training",
-               "wordvectors")
+_SUBMODULES = ("callbacks", "data", "embeddings", "experiments", "export", "interpret",
+               "layers", "metrics", "models", "optimizers", "recipes", "resume", "runs",
+               "tasks", "training", "wordvectors")
 
 __all__ = ["TextClassifier", "TextClassifierPreprocessor", "__version__", *_SUBMODULES]
 
