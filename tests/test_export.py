@@ -305,12 +305,12 @@ def test_export_and_predict_commands(tmp_path):
     assert abs(rows[1]["probabilities"]["positive"] - expected[0, 1]) < 1e-5
     assert export_cmd.main(["--run", str(tmp_path / "nope")]) == 2
     # predict stands on the SavedModel alone: it imports nothing of the package but the
-    # standard-library helper that drops TensorFlow's start-up lines
+    # standard-library helpers that drop TensorFlow's start-up lines and decode text
     source = open(predict.__file__, encoding="utf-8").read()
     assert predict.__name__ == "kerasattn.cli.predict"
     imports = {line.split()[1] for line in source.splitlines()
                if line.strip().startswith(("import kerasattn", "from kerasattn"))}
-    assert imports == {"kerasattn._quiet"}, imports
+    assert imports == {"kerasattn._quiet", "kerasattn.cli"}, imports
 
 
 def test_grpc_client_against_a_prediction_service(exported, capsys):

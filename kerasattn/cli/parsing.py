@@ -46,11 +46,27 @@ def writable_dir_error(folder, flag, path):
     return None
 
 
+def decode_lines(data, name):
+    """The lines of UTF-8 ``data`` (bytes; universal newlines, as a text-mode file reads
+    them; a leading byte-order mark dropped); ``ValueError`` ``NAME:LINE: not valid UTF-8
+    (byte 0x.. at column C)`` otherwise, a line a command prints after ``error:``."""
+    import io
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[:e.start].decode("utf-8", "replace")
+        lines = before.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        raise ValueError(f"{name}:{len(lines)}: not valid UTF-8 (byte 0x{data[e.start]:02x} "
+                         f"at column {len(lines[-1]) + 1})") from None
+    text = text.removeprefix("\ufeff")
+    return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
+
+
 def read_text_lines(path, stdin=None):
     """The non-empty lines of the UTF-8 file ``path`` (``-``: ``stdin``'s bytes); raises
     ``ValueError`` ``PATH:LINE: not valid UTF-8 ...`` or ``PATH: <why it cannot be
     read>``, a line the command prints after ``error:``. A byte-order mark is dropped."""
-    import io
     import sys
 
     if path == "-":
@@ -65,16 +81,7 @@ def read_text_lines(path, stdin=None):
         except OSError as e:
             raise ValueError(f"{path}: {e.strerror or e}") from None
         name = path
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        before = data[:e.start].decode("utf-8", "replace").replace("\r\n", "\n")
-        lines = before.replace("\r", "\n").split("\n")
-        raise ValueError(f"{name}:{len(lines)}: not valid UTF-8 (byte 0x{data[e.start]:02x} "
-                         f"at column {len(lines[-1]) + 1})") from None
-    text = text.removeprefix("\ufeff")
-    return [line for line in io.StringIO(text, newline=None).read().split("\n")
-            if line.strip()]
+    return [line for line in decode_lines(data, name) if line.strip()]
 
 
 def positive_int(text):

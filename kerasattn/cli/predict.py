@@ -9,8 +9,9 @@ Prints one JSON object per text: ``{"text", "label", "label_name", "probabilitie
 (``probabilities`` keyed by label name), reading texts in batches. ``--explain
 FILE`` also writes an HTML page from the ``explain`` signature: each word's
 background as dark as the attention it receives, one line per attention layer.
-This module imports TensorFlow, the standard library and ``kerasattn._quiet`` (which
-drops TensorFlow's start-up lines) only: what it runs is what TF Serving would run.
+This module imports TensorFlow, the standard library, ``kerasattn._quiet`` (which drops
+TensorFlow's start-up lines) and ``kerasattn.cli.parsing`` (text decoding) only: what it
+runs is what TF Serving would run.
 
 Errors (a missing model or input file, input that is not UTF-8, ...) are one
 ``error: ...`` line on stderr and exit status 2, e.g.
@@ -19,10 +20,11 @@ Errors (a missing model or input file, input that is not UTF-8, ...) are one
 
 import argparse
 import html
-import io
 import json
 import os
 import sys
+
+from kerasattn.cli import parsing  # the standard library only: no model code
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -34,18 +36,11 @@ class InputError(ValueError):
 
 
 def decode_lines(data, name):
-    """The lines of UTF-8 ``data`` (bytes; universal newlines, as a text-mode file
-    reads them; a leading byte-order mark dropped); :class:`InputError` ``NAME:LINE:
-    not valid UTF-8 ...`` otherwise."""
+    """:func:`kerasattn.cli.parsing.decode_lines`, its error an :class:`InputError`."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        before = data[:e.start].decode("utf-8")
-        lines = before.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        raise InputError(f"{name}:{len(lines)}: not valid UTF-8 (byte 0x{data[e.start]:02x} "
-                         f"at column {len(lines[-1]) + 1})") from None
-    text = text.removeprefix("\ufeff")
-    return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
+        return parsing.decode_lines(data, name)
+    except ValueError as e:
+        raise InputError(str(e)) from None
 
 
 def _texts(args):
