@@ -22,7 +22,6 @@ run killed while it predicts its splits or draws its plots is evaluated again
 on the next start, not trained again from epoch 1.
 """
 
-import csv
 import json
 import os
 import shutil
@@ -171,15 +170,6 @@ def delete_backup(run_dir):
         shutil.rmtree(backup_dir(run_dir))
 
 
-def read_history(path):
-    """Rows of a ``CSVLogger`` file as dicts of floats (``epoch`` as int)."""
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    return [{k: (int(v) if k == "epoch" else float(v)) for k, v in r.items()} for r in rows]
-
-
 def truncate_history(path, epochs):
     """Keep the header and the first ``epochs`` rows of a ``CSVLogger`` file;
     returns the kept rows."""
@@ -192,7 +182,9 @@ def truncate_history(path, epochs):
 
 
 # kept here for code that imports them from this module; they live in kerasattn.callbacks
+# and kerasattn.runs (read without TensorFlow)
 from kerasattn.callbacks import AtomicModelCheckpoint, ResumableEarlyStopping  # noqa: E402
+from kerasattn.runs import read_history  # noqa: E402
 
 __all__ = ["AtomicModelCheckpoint", "EpochSeeds", "ResumableEarlyStopping", "backup_dir",
            "backed_up_epochs", "delete_backup", "read_fit_done", "read_history",

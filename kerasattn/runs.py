@@ -181,6 +181,18 @@ def as_json(obj):
     return json.loads(json.dumps(obj, default=_json_default))
 
 
+def read_history(path):
+    """Rows of a run's ``history.csv`` (Keras's ``CSVLogger``) as dicts of floats
+    (``epoch`` as int); ``[]`` when there is none."""
+    import csv
+
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return [{k: (int(v) if k == "epoch" else float(v)) for k, v in r.items()} for r in rows]
+
+
 def read_json(path):
     with open(path) as fh:
         return json.load(fh)

@@ -305,12 +305,19 @@ def test_export_and_predict_commands(tmp_path):
     assert abs(rows[1]["probabilities"]["positive"] - expected[0, 1]) < 1e-5
     assert export_cmd.main(["--run", str(tmp_path / "nope")]) == 2
     # predict stands on the SavedModel alone: it imports nothing of the package but the
-    # standard-library helpers that drop TensorFlow's start-up lines and decode text
+    # standard-library helpers that drop TensorFlow's start-up lines and decode text, and
+    # the page of the explain signature (TensorFlow and the standard library only)
     source = open(predict.__file__, encoding="utf-8").read()
     assert predict.__name__ == "kerasattn.cli.predict"
     imports = {line.split()[1] for line in source.splitlines()
                if line.strip().startswith(("import kerasattn", "from kerasattn"))}
-    assert imports == {"kerasattn._quiet", "kerasattn.cli"}, imports
+    assert imports == {"kerasattn._quiet", "kerasattn.cli", "kerasattn.saved_model_page"}, \
+        imports
+    import kerasattn.saved_model_page as page
+
+    page_source = open(page.__file__, encoding="utf-8").read()
+    assert "kerasattn" not in {line.split()[1].split(".")[0] for line in
+                               page_source.splitlines() if line.startswith(("import ", "from "))}
 
 
 def test_grpc_client_against_a_prediction_service(exported, capsys):

@@ -9,9 +9,32 @@
 For training in your own script on lists of strings, use
 :class:`kerasattn.TextClassifier`; this path is for reproducible run
 directories (``kerasattn train``, ``kerasattn reproduce``, the benchmarks).
+
+Loaded lazily (PEP 562), as the package is: :mod:`kerasattn.training.prepared`'s
+``fit`` runs where TensorFlow is missing, and importing it must not import the rest.
 """
 
-from kerasattn.training.config import ConfigError, RunConfig, TrainSettings
-from kerasattn.training.run import train
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:  # what the names are, for readers and the API reference
+    from kerasattn.training.config import RunConfig, TrainSettings
+    from kerasattn.training.errors import ConfigError
+    from kerasattn.training.run import train
+
+_WHERE = {"ConfigError": "errors", "RunConfig": "config", "TrainSettings": "config",
+          "train": "run"}
 
 __all__ = ["ConfigError", "RunConfig", "TrainSettings", "train"]
+
+
+def __getattr__(name):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})

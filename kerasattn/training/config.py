@@ -16,11 +16,7 @@ from typing import Any
 from kerasattn.data.datasets import VAL_SPLITS
 from kerasattn.data.preprocessing import TRUNCATIONS
 from kerasattn.models.registry import TRAIN_DEFAULTS
-
-
-class ConfigError(ValueError):
-    """An invalid configuration, command line or run directory: reported as one
-    ``error:`` line by the command line, before anything is written."""
+from kerasattn.training.errors import ConfigError  # noqa: F401  (raised here, re-exported)
 
 
 # setting: (smallest value, what it counts); checked by RunConfig.create

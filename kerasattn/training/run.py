@@ -21,6 +21,7 @@ import os
 import shutil
 import time
 
+from kerasattn.training import core
 from kerasattn.training.config import ConfigError
 
 
@@ -43,19 +44,17 @@ def _train_classical(config, ds, run_dir):
     probs = {s: model.predict_proba(ds.split(s).texts) for s in ("val", "test")}
     results = {s: classification_metrics(ds.split(s).labels, p, ds.class_names)
                for s, p in probs.items()}
-    return results, seconds, len(ds.train), None, (ds.test.labels, probs["test"][:, -1])
+    return core.FitResult(results, seconds, roc=(ds.test.labels, probs["test"][:, -1])), \
+        len(ds.train)
 
 
 def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=False):
     import keras
     import tensorflow as tf
 
-    from kerasattn import callbacks as callbacks_
     from kerasattn import models, recipes, resume, runs
     from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
-    from kerasattn.metrics import (DivergedError, classification_metrics, diverged_message,
-                                   time_limit_record)
 
     train = config.train
     preset = models.get_preset(config.model)
@@ -146,90 +145,58 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     fitted = resume.read_fit_done(run_dir) if resuming else None
     past = resume.read_history(history_path) if fitted else \
         resume.truncate_history(history_path, done) if resuming else []
-    best_so_far = max((r["val_accuracy"] for r in past), default=None)
-    best_path = os.path.join(run_dir, runs.KERAS_MODEL)
-    callbacks = [
-        seeds,
-        callbacks_.AtomicModelCheckpoint(best_path, monitor="val_accuracy", mode="max",
-                                     save_best_only=True, initial_value_threshold=best_so_far),
-        keras.callbacks.CSVLogger(history_path, append=bool(past)),
-        keras.callbacks.TensorBoard(os.path.join(run_dir, "tensorboard"), profile_batch=0),
-    ]
-    guard = callbacks_.DivergenceGuard()
-    callbacks.append(guard)
-    if config.early_stopping:
-        callbacks.append(callbacks_.ResumableEarlyStopping(
-            past, monitor="val_accuracy", mode="max", patience=config.early_stopping))
-    # counts this process's fit (a resumed run gets the whole limit again)
-    limit = callbacks_.TimeLimit(config.time_limit) if config.time_limit else None
-    if limit is not None:
-        callbacks.append(limit)
-    # last, so that an epoch's backup is written after its checkpoint and history row;
-    # kept after fit (deleted once metrics.json is written), so that a crash while
-    # predicting or writing does not send the run back to epoch 1
-    callbacks.append(keras.callbacks.BackupAndRestore(resume.backup_dir(run_dir),
-                                                      double_checkpoint=True,
-                                                      delete_checkpoint=False))
     if streamed:
         import warnings
 
         # Keras learns the number of batches of a stream at the end of its first
         # epoch and warns that the data "ran out"; nothing is interrupted.
         warnings.filterwarnings("ignore", message="Your input ran out of data")
-    start = time.perf_counter()
     if fitted:
         log(f"training had finished before the interruption ({fitted['epochs_run']} "
             "epochs); evaluating the best epoch")
-    elif multiworker:
-        from kerasattn import distributed
+        done = fitted["resumed_after_epoch"]
 
-        distributed.fit(model, strategy, train_ds, val_ds, train.epochs, callbacks,
-                        verbose, recipes.is_binary_head(model))
-    else:
-        model.fit(train_ds, validation_data=val_ds, epochs=train.epochs,
-                  callbacks=callbacks, verbose=verbose, shuffle=False)
-    seconds = time.perf_counter() - start
-    if guard.diverged:
-        raise DivergedError(diverged_message(guard, f"{config.model} on {config.dataset}"))
-    # the whole history, the epochs before an interruption included
-    val_acc = [r["val_accuracy"] for r in resume.read_history(history_path)]
-    epochs_run = len(val_acc)
-    cut = None if limit is None else time_limit_record(limit)
-    if fitted:  # the run's own figures, not this evaluation's
-        seconds, done = fitted["train_seconds"], fitted["resumed_after_epoch"]
-        cut = fitted.get("time_limit")
-    else:
+    def fit(callbacks):
+        if multiworker:
+            from kerasattn import distributed
+
+            distributed.fit(model, strategy, train_ds, val_ds, train.epochs, callbacks,
+                            verbose, recipes.is_binary_head(model))
+        else:
+            model.fit(train_ds, validation_data=val_ds, epochs=train.epochs,
+                      callbacks=callbacks, verbose=verbose, shuffle=False)
+
+    def predict(model, split):
+        part = ds.split(split)
+        if streamed:
+            log(f"predicting the {split} split (streamed) ...")
+            return runs.predict_batches(model, make_stream_dataset(part, pre, bs),
+                                        verbose=0 if verbose == 0 else 1)
+        log(f"predicting the {split} split ({len(part):,} texts) ...")
+        return runs.predict_keras(model, part.texts, part.labels, pre, bs,
+                                  verbose=0 if verbose == 0 else 1)
+
+    def after_fit(epochs_run, seconds, cut):
         resume.write_fit_done(run_dir, epochs_run=epochs_run, train_seconds=seconds,
                               resumed_after_epoch=done, time_limit=cut)
-    best_epoch = int(max(range(epochs_run), key=lambda i: val_acc[i])) + 1
-    log(f"best epoch {best_epoch} (val accuracy {max(val_acc):.4f}); restoring it")
-    model = keras.saving.load_model(best_path)
 
-    results, roc = {}, None
-    for s in ("val", "test"):
-        part = ds.split(s)
-        if streamed:
-            log(f"predicting the {s} split (streamed) ...")
-            probs, y = runs.predict_batches(model, make_stream_dataset(part, pre, bs),
-                                            verbose=0 if verbose == 0 else 1)
-        else:
-            log(f"predicting the {s} split ({len(part):,} texts) ...")
-            probs, y = runs.predict_keras(model, part.texts, part.labels, pre, bs,
-                                          verbose=0 if verbose == 0 else 1)
-        results[s] = classification_metrics(y, probs, ds.class_names)
-        if s == "test":
-            roc = (y, probs[:, -1])
-    info = {"best_epoch": best_epoch, "epochs_run": epochs_run,
-            "parameters": int(model.count_params())}
+    # the run's callbacks between the epoch seeds (first) and the backup (last, so that
+    # an epoch's backup is written after its checkpoint and history row; kept after fit,
+    # deleted once metrics.json is written, so that a crash while predicting or writing
+    # does not send the run back to epoch 1); a resumed run gets the whole time limit again
+    backup = keras.callbacks.BackupAndRestore(resume.backup_dir(run_dir),
+                                              double_checkpoint=True, delete_checkpoint=False)
+    _, result = core.fit_and_evaluate(
+        model, fit, predict, run_dir, ds.class_names, what=f"{config.model} on {config.dataset}",
+        early_stopping=config.early_stopping, time_limit=config.time_limit, past=past,
+        first=[seeds], last=[backup], tensorboard=True, fitted=fitted, after_fit=after_fit,
+        log=log)
     if done:
-        info["resumed_after_epoch"] = done
-    if cut is not None:
-        info["time_limit"] = cut
+        result.info["resumed_after_epoch"] = done
     train_rows = pre.adapted_texts if streamed and not resuming else None
     if train_rows is not None:
-        info["train_rows"] = train_rows
-    n_train = train_rows if streamed else len(ds.train)
-    return results, seconds, (n_train or 0) * (epochs_run - done), info, roc
+        result.info["train_rows"] = train_rows
+    return result, train_rows if streamed else len(ds.train)
 
 
 # -- the run directory ------------------------------------------------------------
@@ -518,8 +485,6 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
 def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy, log):
     """:func:`train` once the run directory is claimed and locked."""
     from kerasattn import resume, runs
-    from kerasattn.metrics import (format_metrics, learning_banner, learning_check,
-                                   time_limit_warning)
 
     log(ds.summary())
     for note in ds.notes:
@@ -540,36 +505,18 @@ def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy
 
     try:
         if config.kind == "classical":
-            results, seconds, examples, info, roc = _train_classical(config, ds, run_dir)
+            result, train_size = _train_classical(config, ds, run_dir)
         else:
-            results, seconds, examples, info, roc = _train_keras(
-                config, ds, run_dir, log, verbose, strategy=strategy,
-                resuming=state == "resume")
+            result, train_size = _train_keras(config, ds, run_dir, log, verbose,
+                                              strategy=strategy, resuming=state == "resume")
     except ConfigError:
         if created and not resume.backed_up_epochs(run_dir):
             shutil.rmtree(run_dir)  # nothing was trained: leave nothing behind
         raise
 
-    check = learning_check(results["val"], ds.class_names)
-    metrics = {
-        "model": config.model, "dataset": config.dataset, "dataset_notes": ds.notes,
-        "val": results["val"], "test": results["test"],
-        "train_seconds": round(seconds, 3),
-        "train_examples_per_second": round(examples / max(seconds, 1e-9), 2),
-        **(info or {}),
-        "learning": check,
-        **({"data_verified": False} if config.data_verified is False else {}),
-    }
-    runs.write_plots(run_dir, f"{config.model} on {config.dataset}", ds.class_names,
-                     results["test"], roc)
-    # metrics.json last: it marks the run finished; the backup goes only after it
-    runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)
-    resume.delete_backup(run_dir)
-    for s in ("val", "test"):
-        log(f"{s:>4}: {format_metrics(results[s])}")
-    log(f"trained in {seconds:.1f}s; run directory: {run_dir}")
-    if (metrics.get("time_limit") or {}).get("reached"):
-        log(time_limit_warning(metrics["time_limit"], config.train.epochs))
-    if not check["learned"]:
-        log(learning_banner(check))
+    metrics = core.run_metrics(
+        config.model, config.dataset, ds.notes, result, ds.class_names, train_size,
+        **({"data_verified": False} if config.data_verified is False else {}))
+    core.finish_run(run_dir, metrics, result, ds.class_names, config.train.epochs, log)
+    resume.delete_backup(run_dir)  # only once metrics.json is written
     return run_dir, metrics

@@ -11,6 +11,7 @@ import pytest
 
 from kerasattn import runs
 from kerasattn.cli import portable, train
+from kerasattn.training import prepared
 from tests.conftest import JaxRuntimeError, learnability_csv, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -22,36 +23,36 @@ def test_bucketed_batches_hold_every_text_once_in_a_wide_enough_batch():
     lengths = np.array([0, 1, 63, 64, 65, 128, 200, 3, 70, 129])
     rng = np.random.default_rng(0)
     for shuffle in (None, rng):
-        batches = portable.bucketed_batches(lengths, batch_size=3, step=64, rng=shuffle)
+        batches = prepared.bucketed_batches(lengths, batch_size=3, step=64, rng=shuffle)
         seen = np.concatenate([index for index, _ in batches])
         assert sorted(seen.tolist()) == list(range(len(lengths)))
         for index, width in batches:
             assert len(index) <= 3 and width % 64 == 0
             assert np.all(lengths[index] <= width)
             assert np.all(lengths[index] > width - 64) or width == 64  # the smallest bucket
-    widths = sorted({w for _, w in portable.bucketed_batches(lengths, 3, step=64)})
+    widths = sorted({w for _, w in prepared.bucketed_batches(lengths, 3, step=64)})
     assert widths == [64, 128, 192, 256]
 
 
 def test_the_log_says_how_many_batch_shapes_will_be_compiled():
     lengths = np.array([0, 1, 63, 64, 65, 128, 200, 3, 70, 129])
-    flat = portable.Split(np.zeros(int(lengths.sum()), np.int32), lengths,
+    flat = prepared.Split(np.zeros(int(lengths.sum()), np.int32), lengths,
                           np.zeros(len(lengths), np.int32))
-    assert portable.batch_shapes(flat, 3, step=64) == [(64,), (128,), (192,), (256,)]
-    assert portable.batch_shapes(flat, 3, step=256) == [(256,)]
-    deep = portable.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
+    assert prepared.batch_shapes(flat, 3, step=64) == [(64,), (128,), (192,), (256,)]
+    assert prepared.batch_shapes(flat, 3, step=256) == [(256,)]
+    deep = prepared.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
                           np.array([0, 1, 0], np.int32), sentence_lengths=np.array([2, 1, 5]),
                           max_sentences=3, max_words=4)
-    assert portable.batch_shapes(deep, 4) == [(1, 4), (2, 4)]
-    empty = portable.Split(np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32))
-    line = portable.shapes_line({"train": flat, "val": deep, "test": empty}, 3, 64)
+    assert prepared.batch_shapes(deep, 4) == [(1, 4), (2, 4)]
+    empty = prepared.Split(np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32))
+    line = prepared.shapes_line({"train": flat, "val": deep, "test": empty}, 3, 64)
     assert line.startswith("batch shapes: train 4 (64..256), val 2 (1x4..2x4); each")
 
 
 def test_batch_arrays_pad_rows_and_weights():
-    split = portable.Split(np.array([5, 6, 7, 8, 9], np.int32), np.array([2, 0, 3]),
+    split = prepared.Split(np.array([5, 6, 7, 8, 9], np.int32), np.array([2, 0, 3]),
                            np.array([1, 0, 1], np.int32))
-    ids, labels, weights = portable._batch_arrays(split, np.array([2, 0, 1]), 4, batch_size=5)
+    ids, labels, weights = prepared._batch_arrays(split, np.array([2, 0, 1]), 4, batch_size=5)
     np.testing.assert_array_equal(ids[:3], [[7, 8, 9, 0], [5, 6, 0, 0], [0, 0, 0, 0]])
     assert not ids[3:].any()
     np.testing.assert_array_equal(labels, [1, 1, 0, 0, 0])
@@ -60,30 +61,30 @@ def test_batch_arrays_pad_rows_and_weights():
 
 
 @pytest.fixture(scope="module")
-def prepared(tmp_path_factory, shared_data):
+def prepared_runs(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("portable")
     cache = {}
-    a = portable.prepare([*CLI, "--output-dir", str(out), "--run-name", "a"], cache)
-    b = portable.prepare([*CLI, "--layers", "2", "--output-dir", str(out), "--run-name", "b"],
+    a = prepared.prepare([*CLI, "--output-dir", str(out), "--run-name", "a"], cache)
+    b = prepared.prepare([*CLI, "--layers", "2", "--output-dir", str(out), "--run-name", "b"],
                          cache)
     return out, a, b
 
 
-def test_prepare_writes_ids_that_match_the_preprocessor(prepared, shared_data):
+def test_prepare_writes_ids_that_match_the_preprocessor(prepared_runs, shared_data):
     from kerasattn.data import datasets
     from kerasattn.data.preprocessing import TextPreprocessor
 
-    out, a, b = prepared
+    out, a, b = prepared_runs
     config_a = runs.read_json(os.path.join(a, runs.CONFIG))
     config_b = runs.read_json(os.path.join(b, runs.CONFIG))
     # same data and vocabulary: one arrays file shared by both runs
     assert os.path.realpath(os.path.join(a, config_a["arrays"])) == \
         os.path.realpath(os.path.join(b, config_b["arrays"]))
-    assert len(os.listdir(out / portable.ARRAYS_DIR)) == 1
+    assert len(os.listdir(out / prepared.ARRAYS_DIR)) == 1
     with np.load(os.path.join(a, config_a["arrays"])) as f:
         assert f["train_ids"].dtype == np.uint16  # 16 bits: SST-2's vocabulary fits
     assert config_b["model_config"]["num_layers"] == 2
-    data = portable.load_arrays(a, config_a)
+    data = prepared.load_arrays(a, config_a)
     ds = datasets.load("sst2", data_dir=shared_data)
     pre = TextPreprocessor.load(a)
     for s in ("train", "test"):
@@ -97,11 +98,11 @@ def test_prepare_writes_ids_that_match_the_preprocessor(prepared, shared_data):
 
 def test_hierarchical_batches_are_texts_by_sentences_by_words():
     # two texts: [[5, 6], [7]] and [[8, 9, 10, 11, 12]]; an empty one
-    split = portable.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
+    split = prepared.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
                            np.array([0, 1, 0], np.int32), sentence_lengths=np.array([2, 1, 5]),
                            max_sentences=3, max_words=4)
     assert split.word_width == 4  # the longest sentence (5) rounded to 8, cut at max_words
-    ids, labels, weights = portable._batch_arrays(split, np.array([1, 0, 2]), 2, batch_size=4)
+    ids, labels, weights = prepared._batch_arrays(split, np.array([1, 0, 2]), 2, batch_size=4)
     assert ids.shape == (4, 2, 4)
     np.testing.assert_array_equal(ids[0], [[8, 9, 10, 11], [0, 0, 0, 0]])  # cut at 4 words
     np.testing.assert_array_equal(ids[1], [[5, 6, 0, 0], [7, 0, 0, 0]])
@@ -110,7 +111,7 @@ def test_hierarchical_batches_are_texts_by_sentences_by_words():
     assert split.batch_ids([0], 1).tolist() == [[[5, 6, 0, 0]]]  # cut to one sentence
     # sentence axes in powers of two, at most max_sentences
     lengths = np.array([0, 1, 2, 3, 5, 9, 40, 50])
-    batches = portable.bucketed_batches(lengths, 2, step=None, cap=50)
+    batches = prepared.bucketed_batches(lengths, 2, step=None, cap=50)
     assert sorted({w for _, w in batches}) == [1, 2, 4, 8, 16, 50]
     assert sorted(np.concatenate([i for i, _ in batches]).tolist()) == list(range(8))
     for index, width in batches:
@@ -126,11 +127,11 @@ def test_hierarchical_models_prepare_and_fit(tmp_path, shared_data):
     from kerasattn.data import datasets
     from kerasattn.data.preprocessing import TextPreprocessor
 
-    run = portable.prepare(["--model", "han", "--dataset", "sst2", "--epochs", "1",
+    run = prepared.prepare(["--model", "han", "--dataset", "sst2", "--epochs", "1",
                             "--model-option", "embedding_dim=32", "--output-dir",
                             str(tmp_path), "--run-name", "han"])
     config = runs.read_json(os.path.join(run, runs.CONFIG))
-    data = portable.load_arrays(run, config)
+    data = prepared.load_arrays(run, config)
     pre = TextPreprocessor.load(run)
     ds = datasets.load("sst2", data_dir=shared_data)
     texts = ds.test.texts[:20]
@@ -138,22 +139,22 @@ def test_hierarchical_models_prepare_and_fit(tmp_path, shared_data):
         ids = data["test"].batch_ids([i], len(text))[0]
         for sentence, row in zip(text, ids):
             assert row[:len(sentence)].tolist() == sentence and not row[len(sentence):].any()
-    m = portable.fit(run, verbose=0)
+    m = prepared.fit(run, verbose=0)
     assert m["test"]["accuracy"] > 0.72  # one epoch: 0.79 measured
     model = keras.saving.load_model(os.path.join(run, runs.KERAS_MODEL))
     alone = np.concatenate([model.predict_on_batch(pre(texts[i:i + 1]).to_tensor().numpy())
                             for i in range(8)])
-    first = portable.load_arrays(run, config)["test"]
-    np.testing.assert_allclose(portable.predict_split(model, first, 32)[:8], alone, atol=1e-5)
+    first = prepared.load_arrays(run, config)["test"]
+    np.testing.assert_allclose(prepared.predict_split(model, first, 32)[:8], alone, atol=1e-5)
     # and more padded sentences than any batch of them has
     np.testing.assert_allclose(model.predict_on_batch(first.batch_ids(np.arange(8), 8)), alone,
                                atol=1e-5)
 
 
 @pytest.fixture(scope="module")
-def fitted(prepared):
-    _, a, _ = prepared
-    return a, portable.fit(a, verbose=0)
+def fitted(prepared_runs):
+    _, a, _ = prepared_runs
+    return a, prepared.fit(a, verbose=0)
 
 
 def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
@@ -171,7 +172,7 @@ def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
     # the saved best model gives the metrics' test predictions
     config = runs.read_json(os.path.join(a, runs.CONFIG))
     model = keras.saving.load_model(os.path.join(a, runs.KERAS_MODEL))
-    probs = portable.predict_split(model, portable.load_arrays(a, config)["test"], 32)
+    probs = prepared.predict_split(model, prepared.load_arrays(a, config)["test"], 32)
     labels, scores = runs.read_test_scores(a)
     np.testing.assert_allclose(probs[:, 1], scores, atol=1e-5)
 
@@ -179,14 +180,14 @@ def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
 def test_padding_of_a_bucket_does_not_change_predictions(fitted):
     a, _ = fitted
     config = runs.read_json(os.path.join(a, runs.CONFIG))
-    split = portable.load_arrays(a, config)["val"]
+    split = prepared.load_arrays(a, config)["val"]
     model = keras.saving.load_model(os.path.join(a, runs.KERAS_MODEL))
     alone = np.concatenate([model.predict_on_batch(split.batch_ids([i], max(1, split.lengths[i])))
                             for i in range(8)])
-    first = portable.Split(split.ids[:int(split.lengths[:8].sum())], split.lengths[:8],
+    first = prepared.Split(split.ids[:int(split.lengths[:8].sum())], split.lengths[:8],
                            split.labels[:8])
     for step in (64, 16, 1):  # --bucket-step: any width, the same predictions
-        batched = portable.predict_split(model, first, 32, step=step)
+        batched = prepared.predict_split(model, first, 32, step=step)
         np.testing.assert_allclose(batched[:, 1], alone[:, 0], atol=1e-5)
 
 
@@ -196,7 +197,7 @@ def test_prepare_refuses_what_it_cannot_carry(tmp_path, shared_data):
     for extra in (["--model", "nb"], ["--model", "mlp", "--stream"]):
         argv = [*extra, "--dataset", "sst2", "--output-dir", str(tmp_path)]
         with pytest.raises(ConfigError, match="does not support"):
-            portable.prepare(argv)
+            prepared.prepare(argv)
     assert os.listdir(tmp_path) == []
 
 
@@ -265,10 +266,10 @@ def test_fit_runs_on_jax_without_tensorflow(tmp_path):
     data = write(tmp_path / "d.csv", "text,label\n" + "".join(
         f"a {'good' if i % 2 else 'bad'} film number {i % 7} . it was "
         f"{'fine' if i % 3 else 'long'} . the end,{i % 2}\n" for i in range(600)))
-    flat = portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
+    flat = prepared.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
                              "--output-dir", str(tmp_path), "--run-name", "j"])
     # a hierarchical HCAN too (texts by sentences by words)
-    hierarchical = portable.prepare(["--model", "hcan-1sa-maxpool", "--dataset", f"csv:{data}",
+    hierarchical = prepared.prepare(["--model", "hcan-1sa-maxpool", "--dataset", f"csv:{data}",
                                      "--epochs", "3", "--learning-rate", "0.005",
                                      "--model-option", "d=32",
                                      "--model-option", "embedding_dim=32",
@@ -292,7 +293,7 @@ def test_fit_runs_on_jax_without_tensorflow(tmp_path):
 def test_prepare_sizes_the_recipe_for_the_accelerator_that_fits_it(tmp_path):
     from tests.training.test_reliability import _tiny_csv
 
-    run = portable.prepare(["--model", "iram-vanilla", "--dataset", f"csv:{_tiny_csv(tmp_path)}",
+    run = prepared.prepare(["--model", "iram-vanilla", "--dataset", f"csv:{_tiny_csv(tmp_path)}",
                             "--output-dir", str(tmp_path / "out"), "--run-name", "i"])
     config = runs.read_json(os.path.join(run, runs.CONFIG))
     assert config["sized_for"] == "gpu"
@@ -303,9 +304,9 @@ def test_prepare_sizes_the_recipe_for_the_accelerator_that_fits_it(tmp_path):
 def test_fit_says_whether_a_run_learned(tmp_path, capsys, learnable):
     # as training.train does (tests/test_learning_check.py)
     data = learnability_csv(tmp_path, learnable)
-    run = portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
+    run = prepared.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
                             "--learning-rate", "0.01", "--output-dir", str(tmp_path)])
-    m = portable.fit(run, verbose=0)
+    m = prepared.fit(run, verbose=0)
     assert m["learning"]["learned"] is learnable
     assert ("WARNING: this run did not learn" in capsys.readouterr().out) is (not learnable)
     assert runs.read_json(os.path.join(run, runs.METRICS))["learning"]["learned"] is learnable
@@ -315,36 +316,36 @@ def test_batches_of_several_widths_fit_on_tensorflow_too():
     # Keras reads a PyDataset's tf.data signature from its first two batches; with both
     # 64 wide (IMDB's shortest reviews) a 128-wide batch later was refused
     lengths = np.array([10] * 8 + [100] * 2)
-    split = portable.Split(np.ones(int(lengths.sum()), np.int32), lengths,
+    split = prepared.Split(np.ones(int(lengths.sum()), np.int32), lengths,
                            np.arange(10, dtype=np.int32) % 2)
-    assert [w for _, w in portable._widths_first(
-        portable.bucketed_batches(lengths, 2))] == [64, 128, 64, 64, 64]
+    assert [w for _, w in prepared._widths_first(
+        prepared.bucketed_batches(lengths, 2))] == [64, 128, 64, 64, 64]
     model = keras.Sequential([keras.layers.Embedding(4, 3), keras.layers.GlobalAveragePooling1D(),
                               keras.layers.Dense(2, activation="softmax")])
     model.compile("adam", "sparse_categorical_crossentropy")
     for seed in (None, 0):
-        history = model.fit(portable._py_dataset(split, 2, seed=seed), epochs=2, verbose=0)
+        history = model.fit(prepared._py_dataset(split, 2, seed=seed), epochs=2, verbose=0)
         assert len(history.history["loss"]) == 2
 
 
 def test_fit_stops_at_its_time_limit_and_records_where(tmp_path, capsys):
     data = learnability_csv(tmp_path, True)
-    run = portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
+    run = prepared.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
                             "--batch-size", "16", "--output-dir", str(tmp_path)])
-    m = portable.fit(run, verbose=0, time_limit=1e-9, bucket_step=8)  # after the first step
+    m = prepared.fit(run, verbose=0, time_limit=1e-9, bucket_step=8)  # after the first step
     steps = 144 // 16  # 144 training texts (the rest validation and test), one width
     assert m["time_limit"] == {"seconds": 1e-9, "reached": True, "epoch": 1, "steps": 1,
                                "steps_per_epoch": steps}
     assert m["epochs_run"] == 1  # the partial epoch was still validated
     assert "stopped by --time-limit" in capsys.readouterr().out
     assert runs.read_json(os.path.join(run, runs.METRICS))["time_limit"]["reached"]
-    m = portable.fit(run, verbose=0, time_limit=3600)
+    m = prepared.fit(run, verbose=0, time_limit=3600)
     assert m["time_limit"] == {"seconds": 3600, "reached": False} and m["epochs_run"] == 3
 
 
 def test_a_run_that_diverges_is_reported_and_the_next_run_still_fits(tmp_path, capsys):
     data = learnability_csv(tmp_path, True)
-    runs_ = [portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
+    runs_ = [prepared.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
                                "--learning-rate", lr, "--output-dir", str(tmp_path),
                                "--run-name", name])
              for name, lr in (("diverges", "1e30"), ("learns", "0.01"))]
@@ -373,7 +374,7 @@ def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fit
                 "allocator GPU_0_bfc on device 0. [executable_name='jit_train_step']")
         fitted.append(run_dir)
 
-    monkeypatch.setattr(portable, "fit", fit)
+    monkeypatch.setattr(prepared, "fit", fit)
     assert portable.main(["fit", "--run", big, "--run", small]) == 1
     assert fitted == [small]
     err = capsys.readouterr().err.splitlines()
@@ -384,7 +385,7 @@ def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fit
     def broken(run_dir, *args):  # another runtime error is not taken for one
         raise JaxRuntimeError("INTERNAL: a kernel failed")
 
-    monkeypatch.setattr(portable, "fit", broken)
+    monkeypatch.setattr(prepared, "fit", broken)
     with pytest.raises(JaxRuntimeError, match="INTERNAL"):
         portable.main(["fit", "--run", small])
 
@@ -394,7 +395,7 @@ def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fit
 @pytest.mark.slow
 def test_fit_parallel_fits_each_run_in_a_process_of_its_own(tmp_path, capsys):
     data = learnability_csv(tmp_path, True)
-    made = [portable.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "2",
+    made = [prepared.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "2",
                               "--learning-rate", lr, "--output-dir", str(tmp_path),
                               "--run-name", name])
             for name, lr in (("a", "0.01"), ("diverges", "1e30"), ("b", "0.01"))]
@@ -405,7 +406,7 @@ def test_fit_parallel_fits_each_run_in_a_process_of_its_own(tmp_path, capsys):
     with pytest.raises(SystemExit):
         portable.main(["fit", "--parallel", "2", "--run", made[0], "--run", made[0] + "/"])
     assert f"--run {made[0]}/ is given twice" in capsys.readouterr().err
-    assert not os.path.exists(os.path.join(made[0], portable.FIT_LOG))
+    assert not os.path.exists(os.path.join(made[0], prepared.FIT_LOG))
     assert portable.main(["fit", "--parallel", "2", "--verbose", "0", "--time-limit", "600",
                           *[w for run in made for w in ("--run", run)]]) == 1
     out, err = capsys.readouterr()
@@ -413,12 +414,12 @@ def test_fit_parallel_fits_each_run_in_a_process_of_its_own(tmp_path, capsys):
         m = runs.read_json(os.path.join(run, runs.METRICS))
         assert m["learning"]["learned"] and m["time_limit"]["seconds"] == 600
         assert f"{run}: test accuracy {m['test']['accuracy']:.4f}" in out
-        with open(os.path.join(run, portable.FIT_LOG)) as fh:  # each process's own output
+        with open(os.path.join(run, prepared.FIT_LOG)) as fh:  # each process's own output
             assert f"run directory: {run}" in fh.read()
     assert not os.path.exists(os.path.join(made[1], runs.METRICS))
     err = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(err) == 1 and f"{made[1]} failed after" in err[0]
-    assert "the run diverged" in err[0] and portable.FIT_LOG in err[0]
+    assert "the run diverged" in err[0] and prepared.FIT_LOG in err[0]
     with pytest.raises(SystemExit):
         portable.main(["fit", "--parallel", "0", "--run", made[0]])
 
@@ -438,23 +439,23 @@ def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch, capsy
 
     with pytest.raises(ConfigError, match="4-d vectors but mlp's embeddings are 100-d; add "
                                           "--model-option embedding_dim=4"):
-        portable.prepare(argv)
+        prepared.prepare(argv)
     glove_bad = tmp_path / "bad.txt"
     glove_bad.write_text("good 1 2 3 4\nbad 1 x 3 4\n")
     with pytest.raises(DatasetFormatError, match=r"bad\.txt:2: a value is not a number"):
-        portable.prepare([*argv[:7], str(glove_bad), *argv[8:]])
+        prepared.prepare([*argv[:7], str(glove_bad), *argv[8:]])
     # the command line says either in one error line
     assert portable.main(["prepare", *argv[:7], str(glove_bad), *argv[8:]]) == 2
     assert capsys.readouterr().err.startswith("error: ")
     assert not os.path.exists(tmp_path / "out")
-    run = portable.prepare([*argv, "--model-option", "embedding_dim=4"])
+    run = prepared.prepare([*argv, "--model-option", "embedding_dim=4"])
     vocabulary = runs.read_vocabulary(run)
     # training.train's matrix: the file's rows, the same seeded random rows for the rest
     expected, found = embeddings.embedding_matrix(str(glove), vocabulary, seed=3)
     assert found == 2
-    prepared = np.load(os.path.join(run, portable.EMBEDDINGS))
-    np.testing.assert_array_equal(prepared, expected)
-    np.testing.assert_array_equal(prepared[vocabulary.index("good")], [1, 2, 3, 4])
+    matrix = np.load(os.path.join(run, prepared.EMBEDDINGS))
+    np.testing.assert_array_equal(matrix, expected)
+    np.testing.assert_array_equal(matrix[vocabulary.index("good")], [1, 2, 3, 4])
     seen = []
     fit = keras.Model.fit
 
@@ -464,12 +465,14 @@ def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch, capsy
         return fit(model, *args, **kwargs)
 
     monkeypatch.setattr(keras.Model, "fit", spy)
-    portable.fit(run, verbose=0)
+    prepared.fit(run, verbose=0)
     np.testing.assert_array_equal(seen[0], expected)
     assert runs.finished_run_of(run, train.config_of([*argv, "--model-option",
                                                       "embedding_dim=4"]))
     # a run copied without its matrix is refused, not trained from random vectors
-    os.remove(os.path.join(run, portable.EMBEDDINGS))
-    with pytest.raises(SystemExit, match="prepared with --embeddings but has no "
-                                         "embeddings.npy"):
-        portable.fit(run, verbose=0)
+    os.remove(os.path.join(run, prepared.EMBEDDINGS))
+    with pytest.raises(ConfigError, match="prepared with --embeddings but has no "
+                                          "embeddings.npy"):
+        prepared.fit(run, verbose=0)
+    with pytest.raises(SystemExit, match="^error: .* has no embeddings.npy"):  # the command
+        portable.main(["fit", "--run", run])

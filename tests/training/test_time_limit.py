@@ -135,12 +135,13 @@ def test_a_limit_passing_during_validation_stops_at_that_epochs_end(monkeypatch)
 
 def test_portable_prepare_leaves_the_time_limit_to_fit(tmp_path, capsys):
     from kerasattn.cli import portable
+    from kerasattn.training import prepared
 
     argv = [a for a in _tiny(tmp_path, "--time-limit", "60", "--run-name", "p")
             if a not in ("--verbose", "0")]
     with pytest.raises(ConfigError, match="prepare takes no --time-limit; give it to "
                                           "python -m training.portable fit"):
-        portable.prepare(argv)
+        prepared.prepare(argv)
     capsys.readouterr()
     assert portable.main(["prepare", *argv]) == 2
     assert capsys.readouterr().err.splitlines() == [  # one line, no traceback

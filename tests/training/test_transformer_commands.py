@@ -155,7 +155,7 @@ def test_portable_jobs_are_the_commands_reproduce_runs():
         assert jobs[name].split() == cli, name
     assert "--remove-stopwords" in expected["transformer-imdb-l1-h1"]  # §3.3 on IMDB
     # and prepare takes every line of it as it stands
-    from kerasattn.cli import portable
+    from kerasattn.training import prepared
 
-    assert [name for _, name, _ in portable.read_jobs(path)] == list(jobs)
+    assert [name for _, name, _ in prepared.read_jobs(path)] == list(jobs)
     assert "--remove-stopwords" not in experiment._transformer_cli("sst2", 1, 1)
