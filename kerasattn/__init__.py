@@ -24,8 +24,8 @@ __version__ = "0.1.0"
 # name -> the module that defines it
 _NAMES = {"TextClassifier": "kerasattn.tasks", "TextClassifierPreprocessor": "kerasattn.tasks"}
 _SUBMODULES = ("callbacks", "data", "embeddings", "experiments", "export", "interpret",
-               "layers", "metrics", "models", "optimizers", "recipes", "resume", "runs",
-               "tasks", "training", "wordvectors")
+               "layers", "metrics", "models", "optimizers", "recipes", "runs",
+               "tasks", "training")
 
 __all__ = ["TextClassifier", "TextClassifierPreprocessor", "__version__", *_SUBMODULES]
 

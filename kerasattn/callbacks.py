@@ -8,7 +8,7 @@ that ``model.fit`` (``TextClassifier.fit`` too) takes.
 - :class:`AtomicModelCheckpoint`: the best epoch's model, written whole or not at all.
 
 They need Keras only (any backend): ``training.portable fit`` uses them under JAX.
-``kerasattn.resume.EpochSeeds``, which feeds the tf.data pipeline, stays with resuming.
+``kerasattn.training.resume.EpochSeeds``, which feeds the tf.data pipeline, stays with resuming.
 """
 
 import os

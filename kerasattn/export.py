@@ -318,6 +318,8 @@ def saved_model_ops(path):
 def unregistered_ops(path):
     """The ops of the SavedModel that the running TensorFlow does not know: in a
     process that loaded no custom-op library, the ones stock TF Serving lacks."""
+    # private: TensorFlow has no public op registry lookup (tf.raw_ops lists only ops
+    # with Python wrappers); pinned by tests/test_private_keras_api.py
     from tensorflow.python.framework import op_def_registry
 
     return {op for op in saved_model_ops(path) if op_def_registry.get(op) is None}

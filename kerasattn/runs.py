@@ -223,7 +223,7 @@ def environment():
 def load_dataset(config, data_dir=None, download=True):
     """The dataset of a run (its ``config.json`` dictionary), split exactly as in training
     (streamed if it was); training loads through here too
-    (:func:`kerasattn.training.run.load_data`)."""
+    (:func:`kerasattn.training.trainer.load_data`)."""
     from kerasattn.data import datasets
 
     if config.get("stream"):
@@ -321,18 +321,18 @@ def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0):
 
 def write_plots(run_dir, title, class_names, test_metrics, roc=None):
     """learning_curves.png, confusion_matrix.png and (binary) roc_curve.png."""
-    from kerasattn import plots
+    from kerasattn import run_plots
 
     made = []
     history = os.path.join(run_dir, HISTORY)
     if os.path.exists(history):
-        made.append(plots.learning_curves(history, os.path.join(run_dir, "learning_curves.png"),
+        made.append(run_plots.learning_curves(history, os.path.join(run_dir, "learning_curves.png"),
                                           title))
-    made.append(plots.confusion_matrix(test_metrics["confusion_matrix"], class_names,
+    made.append(run_plots.confusion_matrix(test_metrics["confusion_matrix"], class_names,
                                        os.path.join(run_dir, "confusion_matrix.png"),
                                        f"{title} (test)"))
     if roc is not None and len(class_names) == 2:
         np.savez(os.path.join(run_dir, TEST_SCORES), labels=roc[0], scores=roc[1])
-        made.append(plots.roc_curves({title: roc}, os.path.join(run_dir, "roc_curve.png"),
+        made.append(run_plots.roc_curves({title: roc}, os.path.join(run_dir, "roc_curve.png"),
                                      "ROC (test)"))
     return [m for m in made if m]

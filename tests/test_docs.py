@@ -362,7 +362,7 @@ def test_the_api_reference_covers_every_module(site):
                and m.rsplit(".", 1)[0] not in whole]
     assert not missing, f"modules without an API reference entry: {missing}"
     assert "kerasattn.data.datasets" in whole
-    for name in ("kerasattn.tasks.TextClassifier.from_preset", "kerasattn.training.run.train",
+    for name in ("kerasattn.tasks.TextClassifier.from_preset", "kerasattn.training.trainer.train",
                  "kerasattn.recipes.get_recipe", "kerasattn.export.export_model",
                  "kerasattn.layers.self_attention_block.SelfAttentionBlock",
                  "kerasattn.interpret.faithfulness.faithfulness_report",

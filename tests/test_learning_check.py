@@ -258,17 +258,29 @@ def test_the_initfix_table_puts_before_and_after_side_by_side():
     before = {"x": {"seeds": [_record(0.70), _record(0.72), _record(0.74)]}}
     after = {"x": {"seeds": [_record(0.75), _record(0.77), _record(0.79)]},
              "new": {"seeds": [_record(0.5)]}}
+    before["x"]["seeds"][0]["machine"] = "gpu: NVIDIA H200 (float32)"
+    after["x"]["seeds"][1]["cut"] = {"epoch": 5, "steps": 10, "steps_per_epoch": 20}
     rows = initfix.table(before, after, {"x": "python -m training.train --model m"})
     assert len(rows) == 3  # header, rule, and x only (no before for "new")
     assert rows[2] == ("| `python -m training.train --model m` | 0.670 ± 0.020 | 0.720 ± 0.020 "
                        "| 0.720 ± 0.020 | 0.770 ± 0.020 | +0.050 | +0.050 | 3 / 3 "
-                       "| 2026-11-23 / 2026-11-23 |")
+                       "| 2026-11-23 / 2026-11-23 "
+                       "| GPU / 2 CPU cores, cut by the time limit in epoch 5 |")
+    # a candidate recipe against its default after the fix, chosen on validation only
+    candidates = {"x-cosine": {"seeds": [_record(0.80), _record(0.81), _record(0.82)]},
+                  "x-adamw": {"seeds": [_record(0.76), _record(0.77), _record(0.78)]},
+                  "other": {"seeds": [_record(0.9)]}}
+    rows = initfix.candidate_rows(after, candidates, {})
+    assert len(rows) == 4  # no default row for "other"
+    assert rows[2].endswith("| 0.760 ± 0.010 / 0.810 ± 0.010 | +0.040 | the candidate |")
+    assert rows[3].endswith("| +0.000 | the default |")
 
 
 def test_the_zoo_s_callbacks_live_in_one_module_and_extend_keras_s():
     import keras
 
-    from kerasattn import callbacks, metrics, resume
+    from kerasattn import callbacks, metrics
+    from kerasattn.training import resume
 
     assert isinstance(metrics.divergence_guard(), keras.callbacks.TerminateOnNaN)
     assert isinstance(metrics.time_limit(5), callbacks.TimeLimit)

@@ -191,7 +191,7 @@ def test_pip_installs_the_package_and_its_console_command(installed):
     assert "kerasattn.cli:main" in meta
 
     # the explanation page's data files are installed with the package
-    page = run(python, "-c", "from kerasattn.interpret.server_page import render_page; "
+    page = run(python, "-c", "from kerasattn.explain_page import render_page; "
                              "print(render_page({'run': 'r', 'class_names': []}))").stdout
     assert "document.body.dataset.state" in page and "font-family" in page
 

@@ -190,3 +190,47 @@ def test_cpu_changes_are_checked_when_registered():
         recipes.register_recipe(recipes.Recipe("cnn", "tiny", cpu={"model_options": {"nosuch": 1}}))
     with pytest.raises(ValueError, match="unknown CPU changes"):
         recipes.register_recipe(recipes.Recipe("cnn", "tiny", cpu={"optimizer": "sgd"}))
+
+
+def test_the_presets_are_their_families_tables():
+    """Every preset is its table entry (kerasattn/models/*_presets.py), data only: the
+    builder's arguments, the paper's training settings, the named recipes."""
+    import importlib
+
+    from kerasattn import models
+
+    seen = set()
+    for family in ("sanet", "hcan", "han", "iram", "transformer", "baselines", "tfidf"):
+        table = importlib.import_module(f"kerasattn.models.{family}_presets").PRESETS
+        for name, spec in table.items():
+            preset = models.get_preset(name)
+            assert preset.model_config == spec["config"], name
+            assert preset.train_config == spec.get("train", {}), name
+            assert preset.description == spec["description"], name
+            for recipe_name, recipe in spec.get("recipes", {}).items():
+                got = recipes.get_recipe(name, recipe_name)
+                assert (got.train, got.model_options, got.cpu, got.description) == (
+                    recipe.get("train", {}), recipe.get("model_options", {}),
+                    recipe.get("cpu", {}), recipe["description"]), (name, recipe_name)
+            assert recipes.departs_from_paper(name) == ("default" in spec.get("recipes", {}))
+            seen.add(name)
+    assert seen == set(models.names())
+
+
+def test_a_table_entry_with_an_unknown_setting_is_refused_when_registered():
+    from kerasattn.models import baselines
+    from kerasattn.models.registry import Preset, register, unregister
+
+    good = {"description": "x", "config": {"embedding_dim": 4, "hidden_units": 2,
+                                           "dropout": 0.0}}
+    bad = [({**good, "train": {"learning_rte": 1}}, "unknown training options"),
+           ({**good, "recipes": {"default": {"train": {"lr": 1}}}}, "unknown training settings"),
+           ({**good, "recipes": {"default": {"model_options": {"units": 1}}}},
+            "unknown model options"),
+           ({**good, "recipes": {"paper": {}}}, "'paper' is the preset itself"),
+           ({**good, "recipes": {"fast": {"epochs": 1}}}, "unknown entries"),
+           ({**good, "training": {}}, "unknown entries")]
+    for spec, said in bad:
+        with pytest.raises(ValueError, match=said):
+            register(Preset.from_spec("tiny-mlp", baselines.build_mlp, spec))
+        unregister("tiny-mlp")

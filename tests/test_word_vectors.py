@@ -1,11 +1,11 @@
-"""In-domain word vectors (kerasattn.wordvectors, ``kerasattn word-vectors``)."""
+"""In-domain word vectors (kerasattn.embeddings, ``kerasattn word-vectors``)."""
 
 import os
 
 import numpy as np
 import pytest
 
-from kerasattn import embeddings, wordvectors
+from kerasattn import embeddings
 from kerasattn.cli import word_vectors as cli
 from tests.conftest import write
 
@@ -18,9 +18,9 @@ def _cos(a, b):
     return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-@pytest.mark.parametrize("method", wordvectors.METHODS)
+@pytest.mark.parametrize("method", embeddings.METHODS)
 def test_words_in_the_same_contexts_get_close_vectors(method):
-    vectors, stats = wordvectors.train_word_vectors(_CORPUS, dim=16, method=method, epochs=20,
+    vectors, stats = embeddings.train_word_vectors(_CORPUS, dim=16, method=method, epochs=20,
                                                     min_count=2, seed=0, workers=1)
     assert stats["texts"] == 600 and stats["tokens"] == sum(len(t.split()) for t in _CORPUS)
     assert vectors["good"].shape == (16,)
@@ -34,37 +34,37 @@ def test_tokenised_as_the_models_preprocessor_tokenises():
     texts = ["It's GREAT, isn't it?", "<br />Bad... film!"]
     expected = [[t.decode() for t in doc]
                 for doc in TextPreprocessor().tokenize(texts).to_list()]
-    assert list(wordvectors.tokenize(texts)) == expected
+    assert list(embeddings.tokenize(texts)) == expected
 
 
 def test_glove_file_round_trip_and_fasttext_covers_rare_words(tmp_path):
     corpus = _CORPUS + ["a once-seen word: zyzzyva"]
-    vectors, stats = wordvectors.train_word_vectors(corpus, dim=8, epochs=2, workers=1)
+    vectors, stats = embeddings.train_word_vectors(corpus, dim=8, epochs=2, workers=1)
     assert "zyzzyva" not in vectors.key_to_index  # below min_count
     path = str(tmp_path / "v.txt")
-    n = wordvectors.write_glove(vectors, path, words=stats["corpus_words"])
+    n = embeddings.write_glove(vectors, path, words=stats["corpus_words"])
     assert n == stats["words"] and not os.path.exists(path + ".tmp")
     read, dim = embeddings.read_glove(path)
     assert dim == 8 and len(read) == n and "zyzzyva" in read
     np.testing.assert_allclose(read["good"], vectors["good"], rtol=1e-5, atol=1e-6)
     # Word2Vec has no vector for a word below min_count: it is left out
-    w2v, stats = wordvectors.train_word_vectors(corpus, dim=8, epochs=2, method="word2vec",
+    w2v, stats = embeddings.train_word_vectors(corpus, dim=8, epochs=2, method="word2vec",
                                                 workers=1)
     kept = [w for w in stats["corpus_words"] if w in w2v.key_to_index]
     assert len(kept) < stats["words"]
-    assert wordvectors.write_glove(w2v, path, words=stats["corpus_words"]) == len(kept)
+    assert embeddings.write_glove(w2v, path, words=stats["corpus_words"]) == len(kept)
     assert "zyzzyva" not in embeddings.read_glove(path)[0]
 
 
 def test_bad_arguments_raise():
     with pytest.raises(ValueError, match="unknown method"):
-        wordvectors.train_word_vectors(_CORPUS, method="glove")
+        embeddings.train_word_vectors(_CORPUS, method="glove")
     with pytest.raises(ValueError, match="dim must be"):
-        wordvectors.train_word_vectors(_CORPUS, dim=0)
+        embeddings.train_word_vectors(_CORPUS, dim=0)
     with pytest.raises(ValueError, match="no words"):
-        wordvectors.train_word_vectors(["", "  "])
+        embeddings.train_word_vectors(["", "  "])
     with pytest.raises(ValueError, match="no word occurs 5 times"):
-        wordvectors.train_word_vectors(["one two three"], min_count=5)
+        embeddings.train_word_vectors(["one two three"], min_count=5)
 
 
 def _data(tmp_path):
@@ -151,7 +151,7 @@ def test_without_gensim_the_command_says_how_to_install_it(tmp_path, capsys, mon
     assert cli.main(["--texts", write(tmp_path / "t.txt", "good film\n"), "--output",
                      str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == f"error: {wordvectors.GENSIM_MISSING}" and not out.exists()
+    assert err == f"error: {embeddings.GENSIM_MISSING}" and not out.exists()
 
 
 def test_text_classifier_starts_from_the_vectors(tmp_path):

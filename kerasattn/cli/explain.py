@@ -7,7 +7,7 @@ colour map and PNG heatmaps.
     python -m training.explain --run runs/gru-sst2 --text "dull" --output gru.html \\
         --attribution leave_one_out
     python -m training.explain --run DIR --serve [--port 8765] [--host 127.0.0.1]
-        # an interactive page: type texts, see the same (kerasattn.interpret.server)
+        # an interactive page: type texts, see the same (kerasattn.explain_server)
 
 Loads the run's best model and preprocessor, extracts every attention tensor
 (``kerasattn.interpret.extract_attention``), computes a token attribution
@@ -52,7 +52,7 @@ def build_parser():
                         "existing file is refused")
     p.add_argument("--serve", action="store_true",
                    help="start a local web server with an interactive page instead of "
-                        "writing a file (kerasattn.interpret.server)")
+                        "writing a file (kerasattn.explain_server)")
     p.add_argument("--port", type=port_number, default=8765,
                    help="--serve: the port (default 8765; 0 = a free port)")
     p.add_argument("--host", default="127.0.0.1",
@@ -105,7 +105,7 @@ def main(argv=None):
         if args.output or args.text or args.input:
             return _error("--serve takes its texts from the page: drop --output, --text "
                           "and --input")
-        from kerasattn.interpret import server
+        from kerasattn import explain_server as server
 
         try:
             return server.serve(args.run, args.host, args.port)

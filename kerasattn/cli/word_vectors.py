@@ -10,7 +10,7 @@ Reads the *training* texts of each ``--dataset`` (a built-in name or
 line of each ``--texts`` file (plain UTF-8, one unlabelled text per line),
 tokenises them as the models do (``--model`` picks that preset's text options,
 e.g. HCAN's), trains FastText (default) or Word2Vec with gensim
-(:mod:`kerasattn.wordvectors`) and writes ``--output``. Everything is checked
+(:mod:`kerasattn.embeddings`) and writes ``--output``. Everything is checked
 before training; an existing ``--output`` is kept unless ``--overwrite``.
 """
 
@@ -95,11 +95,11 @@ def main(argv=None):
             print(f"error: --texts {path}: no such file", file=sys.stderr)
             return 2
 
-    from kerasattn import models, wordvectors
+    from kerasattn import embeddings, models
     from kerasattn.data import datasets
 
     try:
-        wordvectors.require_gensim()  # before reading anything
+        embeddings.require_gensim()  # before reading anything
     except ImportError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -128,7 +128,7 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        vectors, stats = wordvectors.train_word_vectors(
+        vectors, stats = embeddings.train_word_vectors(
             texts, dim=args.dim, method=args.method, window=args.window,
             min_count=args.min_count, epochs=args.epochs, seed=args.seed,
             workers=args.workers, sg=not args.cbow, progress=lambda m: print(m, flush=True),
@@ -136,7 +136,7 @@ def main(argv=None):
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    written = wordvectors.write_glove(vectors, out, words=stats["corpus_words"])
+    written = embeddings.write_glove(vectors, out, words=stats["corpus_words"])
     print(f"wrote {written:,} {args.dim}-d vectors to {out} ({stats['seconds']:.0f} s); "
           f"use it with --embeddings {out} --model-option embedding_dim={args.dim}")
     return 0

@@ -81,7 +81,7 @@ def _test_record(run_dir):
 
 def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=None,
                      dataset=None, seeds=1):
-    from kerasattn import plots, runs
+    from kerasattn import run_plots, runs
 
     if run_dirs:
         raise ExperimentError("transformer-grid trains its twelve runs itself (and reuses finished "
@@ -98,7 +98,7 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
     runs.write_json(stem + ".json", records)
     binary = all(r["binary"] for r in records.values())
     if binary:
-        plots.roc_curves({f"{r['layers']} layer(s), {r['heads']} head(s)":
+        run_plots.roc_curves({f"{r['layers']} layer(s), {r['heads']} head(s)":
                           runs.read_test_scores(r["run_dir"]) for r in records.values()},
                          stem + "_roc.png", f"transformer grid on {dataset}: ROC (test)")
     paper_name = "IMDB" if dataset == "imdb" else "Yelp"
@@ -138,7 +138,7 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
 
 def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limit=None,
                           dataset=None, seeds=1):
-    from kerasattn import plots, runs
+    from kerasattn import run_plots, runs
 
     if run_dirs:
         raise ExperimentError("transformer-baselines trains its runs itself; it takes no --run")
@@ -162,7 +162,7 @@ def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limi
     os.makedirs(results_dir, exist_ok=True)
     stem = os.path.join(results_dir, f"transformer_baselines_{dataset}")
     runs.write_json(stem + ".json", records)
-    plots.validation_curves({n: os.path.join(r["run_dir"], runs.HISTORY)
+    run_plots.validation_curves({n: os.path.join(r["run_dir"], runs.HISTORY)
                              for n, r in records.items()}, stem + "_curves.png",
                             f"validation curves on {dataset} (paper Figures 8–9)")
     lines = [

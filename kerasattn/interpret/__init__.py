@@ -7,7 +7,7 @@ from kerasattn.interpret.attributions import (TokenAttribution, attention_rollou
                                               embedding_layers, explain_tokens)
 from kerasattn.interpret.faithfulness import (faithfulness_report, format_report, kendall_tau,
                                               permutation_test)
-from kerasattn.interpret.metrics import (attention_statistics, diagonality, gini,
+from kerasattn.interpret.statistics import (attention_statistics, diagonality, gini,
                                          step_overlap, step_statistics)
 
 __all__ = ["Explanation", "TokenAttribution", "attention_layers", "attention_model",

@@ -91,6 +91,8 @@ def attention_axes(layer):
 
 def attention_layers(model):
     """The model's attention layers, in graph order."""
+    # every nested layer: keras-hub's way (no public walk); pinned by
+    # tests/test_private_keras_api.py
     return [l for l in model._flatten_layers(include_self=False, recursive=True)
             if attention_axes(l) is not None]
 
@@ -143,7 +145,9 @@ def attention_model(model):
 
     # Keras's own graph executor (what Functional.call uses), fed symbolic
     # inputs: every layer is called again on new symbolic tensors with the
-    # same arguments (masks included), so all weights are shared.
+    # same arguments (masks included), so all weights are shared. Private: Keras has
+    # no public way to replay a graph with a hook per layer (pinned by
+    # tests/test_private_keras_api.py).
     outputs = model._run_through_graph(model.inputs, call_fn=call)
     outputs = outputs[0] if isinstance(outputs, (list, tuple)) else outputs
     inputs = model.inputs[0] if len(model.inputs) == 1 else model.inputs

@@ -296,6 +296,8 @@ def embedding_layers(model):
     for layer in model._flatten_layers(include_self=False, recursive=True):
         if not _is_embedding(layer):
             continue
+        # which tensors the layer was called on: private (no public accessor), pinned
+        # by tests/test_private_keras_api.py
         for node in getattr(layer, "_inbound_nodes", []):
             arguments = getattr(node, "arguments", None)
             tensors = getattr(arguments, "keras_tensors", None) or \

@@ -267,21 +267,6 @@ def _word_level(model, layer):
     return axes.get(layer.name, ("",))[0] == "sentence"
 
 
-def _pool(layer, inputs, mask, weights, training=None):
-    """The layer's pooled vector from given weights ((rows, n) or (rows, heads, n))."""
-    from keras import ops
-
-    from kerasattn.layers import AttentionPooling
-    from kerasattn.layers._attention_ops import merge_heads, split_heads, zero_padding
-
-    if isinstance(layer, AttentionPooling):
-        return ops.sum(inputs * ops.cast(weights, inputs.dtype)[:, :, None], axis=1)
-    # TargetAttention (Equation 5): V from the zero-padded inputs
-    x = zero_padding(inputs, mask)
-    v = split_heads(x if layer.values_from_inputs else layer._v(x), layer.num_heads)
-    return merge_heads(ops.matmul(ops.cast(weights, v.dtype)[:, :, None, :], v))[:, 0]
-
-
 def _permuting_call(layer, permutation):
     from keras import ops
 
@@ -296,7 +281,7 @@ def _permuting_call(layer, permutation):
         if len(weights.shape) == 3:  # heads: the same permutation for every head
             index = ops.broadcast_to(index[:, None, :], ops.shape(weights))
         permuted = ops.take_along_axis(weights, index, axis=-1)
-        pooled = _pool(layer, inputs, mask, permuted, kwargs.get("training"))
+        pooled = layer.pool(inputs, permuted, mask=mask)  # the layer's own pooling
         return (pooled, permuted) if return_attention_scores else pooled
     return call
 

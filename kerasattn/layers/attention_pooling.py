@@ -73,8 +73,17 @@ class AttentionPooling(keras.layers.Layer):
             mask = ops.cast(mask, "bool")
             weights = ops.where(mask, softmax_over_last(self._softmax, scores, mask), 0.0)
         weights = ops.cast(weights, self.compute_dtype)
-        out = ops.sum(inputs * weights[:, :, None], axis=1)
+        out = self.pool(inputs, weights)
         return (out, weights) if return_attention_scores else out
+
+    def pool(self, inputs, weights, mask=None):
+        """The pooled vector ``(batch, features)``: ``inputs`` summed under given attention
+        ``weights`` ``(batch, n)``. ``call`` pools its own weights this way; analysis
+        pools others (permuted or random weights: :mod:`kerasattn.interpret.faithfulness`).
+        ``mask`` is accepted for a common signature with
+        :meth:`TargetAttention.pool <kerasattn.layers.TargetAttention.pool>`: zero weight
+        on padding is the weights' to give."""
+        return ops.sum(inputs * ops.cast(weights, inputs.dtype)[:, :, None], axis=1)
 
     def compute_mask(self, inputs, mask=None):
         return None

@@ -86,16 +86,26 @@ class TargetAttention(keras.layers.Layer):
         x = zero_padding(inputs, mask)
         h = self.num_heads
         k = split_heads(self._k(x), h)                          # (b, h, n, dh)
-        v = split_heads(x if self.values_from_inputs else self._v(x), h)
         t = ops.reshape(ops.cast(self.target, k.dtype), (1, h, 1, self.d // h))
         score_dtype = "float32" if self.compute_dtype == "float16" else self.compute_dtype
         scores = ops.matmul(ops.cast(t, score_dtype),
                             ops.transpose(ops.cast(k, score_dtype), (0, 1, 3, 2)))  # (b,h,1,n)
         scores = scores / ops.cast(math.sqrt(self.d // h), score_dtype)
         weights = ops.cast(masked_softmax(self._softmax, scores, mask), self.compute_dtype)
-        out = merge_heads(ops.matmul(self._dropout(weights, training=training), v))  # (b,1,d)
-        out = out[:, 0]
-        return (out, weights[:, :, 0]) if return_attention_scores else out
+        weights = weights[:, :, 0]                                   # (b, h, n)
+        out = self.pool(inputs, weights, mask=mask, training=training)
+        return (out, weights) if return_attention_scores else out
+
+    def pool(self, inputs, weights, mask=None, training=None):
+        """The pooled vector ``(batch, units)`` of ``inputs`` under given attention
+        ``weights`` ``(batch, heads, n)``: Equation 5's weighted sum of each head's values,
+        the heads concatenated (dropout on the weights while training, as in ``call``).
+        ``call`` pools its own weights this way; analysis pools others (permuted or
+        random weights: :mod:`kerasattn.interpret.faithfulness`)."""
+        x = zero_padding(inputs, mask)
+        v = split_heads(x if self.values_from_inputs else self._v(x), self.num_heads)
+        w = self._dropout(ops.cast(weights, v.dtype), training=training)
+        return merge_heads(ops.matmul(w[:, :, None, :], v))[:, 0]    # (b, d)
 
     def compute_mask(self, inputs, mask=None):
         return None

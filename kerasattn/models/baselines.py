@@ -9,6 +9,7 @@ uses windows 3/4/5 with 100 maps each and dropout 0.5 (HCAN §4.2).
 import keras
 
 from kerasattn.layers import KimConvPool, MaskedGlobalAveragePooling1D, MaskedGlobalMaxPooling1D
+from kerasattn.models.baselines_presets import PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -72,24 +73,6 @@ def build_recurrent(vocab_size, num_classes, cell="gru", bidirectional=False,
     return keras.Model(ids, _classifier(x, num_classes, dropout), name=name)
 
 
-register(Preset("mlp", build_mlp, {"embedding_dim": 100, "hidden_units": 128, "dropout": 0.5},
-                description="embedding + masked average pooling + dense (Hubli's 'simple NN')"))
-register(Preset("cnn", build_cnn,
-                {"embedding_dim": 128, "windows": (3, 4, 5), "filters": 100, "dropout": 0.5},
-                train_config={"batch_size": 50},
-                description="Kim (2014) CNN: windows 3/4/5 x 100 maps, max over time, dropout 0.5"))
-# The bidirectional preset pools with a masked max over time and drops out half
-# of the pooled features. Measured on IMDB test after 4 epochs (--max-length 400):
-# final states 0.810 (val 0.844; Hubli reports 0.851), max pooling 0.857
-# (val 0.876, overfitting), max pooling + dropout 0.5 0.869. The zoo asks 0.86.
-# `--model-option pooling=last dropout=0.0` gives the final-state model.
-for _cell, _bi, _pool, _drop in (("rnn", False, "last", 0.0), ("lstm", False, "last", 0.0),
-                                 ("bilstm", True, "max", 0.5), ("gru", False, "last", 0.0)):
-    _kind = "lstm" if _cell == "bilstm" else _cell
-    register(Preset(
-        _cell, build_recurrent,
-        {"cell": _kind, "bidirectional": _bi, "embedding_dim": 100, "units": 128,
-         "dropout": _drop, "pooling": _pool},
-        description=f"{'bidirectional ' if _bi else ''}{_kind.upper()} with 128 units, "
-                    f"{'max over time of the states' if _pool == 'max' else 'final state'}"
-                    f"{f', dropout {_drop}' if _drop else ''} (Hubli, Table 1)"))
+_BUILDERS = {"mlp": build_mlp, "cnn": build_cnn}
+for _name, _spec in PRESETS.items():
+    register(Preset.from_spec(_name, _BUILDERS.get(_name, build_recurrent), _spec))

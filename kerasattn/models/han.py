@@ -15,7 +15,8 @@ Word2Vec vectors.
 import keras
 
 from kerasattn.layers import AttentionPooling, FoldSentences, UnfoldSentences
-from kerasattn.models.hcan import HIERARCHICAL_TRAINING, paper_optimizer
+from kerasattn.models.hcan import paper_optimizer
+from kerasattn.models.han_presets import PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -50,10 +51,5 @@ def build_han(vocab_size, num_classes, embedding_dim=200, units=50, attention_un
     return keras.Model(ids, out, name=name)
 
 
-register(Preset(
-    "han", build_han,
-    {"embedding_dim": 200, "units": 50, "attention_units": 200, "dropout": 0.0,
-     "embeddings_initializer": "uniform"},
-    train_config=HIERARCHICAL_TRAINING, hierarchical=True, make_optimizer=paper_optimizer,
-    description="HAN (Yang et al. 2016): BiGRU 50 + attention (200 hidden) at the word "
-                "and sentence levels"))
+for _name, _spec in PRESETS.items():
+    register(Preset.from_spec(_name, build_han, _spec, make_optimizer=paper_optimizer))

@@ -28,6 +28,7 @@ import keras
 from kerasattn.layers import (ConvMultiheadAttention, FoldSentences, LearnedPositionalEmbedding,
                               MaskedGlobalMaxPooling1D, ParallelConvAttention, TargetAttention,
                               UnfoldSentences)
+from kerasattn.models.hcan_presets import PRESETS
 from kerasattn.models.registry import Preset, register
 
 SELF_ATTENTIONS = (1, 2)
@@ -110,27 +111,5 @@ def paper_optimizer(learning_rate):
     return keras.optimizers.Adam(learning_rate, beta_1=0.9, beta_2=0.99)
 
 
-# §4.3's preprocessing; documents are cut at 50 sentences of 50 words (flat:
-# 1,000 words), which keeps 98 % of IMDB's words (see the README).
-HIERARCHICAL_TRAINING = {"learning_rate": 2e-5, "batch_size": 32, "text_mode": "hcan",
-                         "max_sentences": 50, "max_words": 50, "min_freq": 5}
-FLAT_TRAINING = {"learning_rate": 2e-5, "batch_size": 32, "text_mode": "hcan",
-                 "max_length": 1000, "min_freq": 5}
-
-for _hier in (False, True):
-    for _n in SELF_ATTENTIONS:
-        for _pool in POOLINGS:
-            _name = f"{'h' if _hier else ''}can-{_n}sa-{'maxpool' if _pool == 'max' else 'target'}"
-            register(Preset(
-                _name, build_hcan,
-                {"hierarchical": _hier, "num_self_attentions": _n, "pooling": _pool,
-                 "embedding_dim": 512, "d": 512, "num_heads": 8, "dropout": 0.1,
-                 "max_words": 64 if _hier else 1000,
-                 "max_sentences": 64, "values_from_inputs": False,
-                 "embeddings_initializer": "uniform"},
-                train_config=HIERARCHICAL_TRAINING if _hier else FLAT_TRAINING,
-                hierarchical=_hier, make_optimizer=paper_optimizer,
-                description=(f"{'HCAN (hierarchical)' if _hier else 'CAN (flat)'}: "
-                             f"{'two parallel self-attentions' if _n == 2 else 'one self-attention'}"
-                             f", {'target attention' if _pool == 'target' else 'max'} pooling, "
-                             "d=512, 8 heads (Gao et al. 2018)")))
+for _name, _spec in PRESETS.items():
+    register(Preset.from_spec(_name, build_hcan, _spec, make_optimizer=paper_optimizer))

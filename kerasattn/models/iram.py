@@ -41,6 +41,7 @@ epochs):
 import keras
 
 from kerasattn.layers import CharNgramEmbedding, Highway, IterativeRecursiveAttention, Maxout
+from kerasattn.models.iram_presets import PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -203,21 +204,7 @@ def paper_optimizer(learning_rate):
                                  weight_decay=3e-5)
 
 
-_TRAIN = {"learning_rate": 3e-4, "batch_size": 32, "max_length": 200}
-_CONFIG = {"embedding_dim": 300, "units": 400, "steps": 3, "gamma": 3e-4, "maxout_units": 200,
-           "maxout_pool_size": 4, "maxout_layers": 2, "embedding_dropout": 0.1, "dropout": 0.1,
-           "init_stddev": 0.01, "embedding_stddev": 1.0, "lstm_init": "keras",
-           "highway_gate": "transform"}
-register(Preset("iram-vanilla", build_iram, {**_CONFIG, "attention": True},
-                train_config=_TRAIN, make_optimizer=paper_optimizer,
-                description="IRAM vanilla (Tutek & Šnajder 2018): BiLSTM 400 + T=3 iterative "
-                            "recursive attention + maxout"))
-register(Preset("iram-full", build_iram_full,
-                {**_CONFIG, "ngram_dim": 100, "ngram_buckets": 100_000, "context_layers": 2,
-                 "query_layers": 1, "summary_gate": None, "highway_layers": 2},
-                train_config=_TRAIN, make_optimizer=paper_optimizer, needs_vocabulary=True,
-                description="IRAM full: word + hashed char n-gram embeddings, 2-layer highway, "
-                            "3-layer BiLSTM (H from layer 2, query from layer 3 + highway)"))
-register(Preset("iram-baseline", build_iram, {**_CONFIG, "attention": False},
-                train_config=_TRAIN, make_optimizer=paper_optimizer,
-                description="IRAM's §4.3 baseline: maxout over the BiLSTM's last states"))
+_BUILDERS = {"iram-vanilla": build_iram, "iram-full": build_iram_full,
+             "iram-baseline": build_iram}
+for _name, _spec in PRESETS.items():
+    register(Preset.from_spec(_name, _BUILDERS[_name], _spec, make_optimizer=paper_optimizer))

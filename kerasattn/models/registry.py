@@ -60,6 +60,10 @@ class Preset:
             recipes a plain optimizer name cannot express.
         needs_vocabulary: the builder also takes ``vocabulary`` (the id ->
             token list), e.g. to derive character n-grams of each id.
+        recipes: its named recipes besides ``"paper"`` (the preset itself), as data:
+            name -> ``{"description", "train", "model_options", "cpu"}``
+            (:class:`kerasattn.recipes.Recipe`'s fields); ``"default"``, where
+            present, replaces the paper's recipe as the default.
     """
 
     name: str
@@ -71,6 +75,38 @@ class Preset:
     description: str = ""
     make_optimizer: Callable | None = None
     needs_vocabulary: bool = False
+    recipes: dict = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def from_spec(cls, name, builder, spec, **extra):
+        """The preset of a family's table entry (``kerasattn/models/*_presets.py``):
+        ``description``, ``config``, ``train``, ``recipes`` and, where they apply,
+        ``kind``, ``hierarchical`` and ``needs_vocabulary``; ``extra``: the other
+        fields (``make_optimizer``)."""
+        known = {"description", "config", "train", "recipes", "kind", "hierarchical",
+                 "needs_vocabulary"}
+        if set(spec) - known:
+            raise ValueError(f"preset {name}: unknown entries {sorted(set(spec) - known)}")
+        return cls(name, builder, dict(spec.get("config", {})),
+                   train_config=dict(spec.get("train", {})), kind=spec.get("kind", "keras"),
+                   hierarchical=spec.get("hierarchical", False),
+                   description=spec.get("description", ""),
+                   needs_vocabulary=spec.get("needs_vocabulary", False),
+                   recipes=dict(spec.get("recipes", {})), **extra)
+
+    def check_recipe(self, name, train=(), model_options=(), cpu=None):
+        """Raise ``ValueError`` for a recipe of this preset that names a training setting
+        or model option it does not have (``cpu``: ``{"train", "model_options"}``)."""
+        cpu = cpu or {}
+        for what, keys, known in (
+                ("training settings", set(train), set(self.training_defaults())),
+                ("model options", set(model_options), set(self.model_config)),
+                ("CPU changes", set(cpu) - {"train", "model_options"}
+                 | set(cpu.get("train", {})) - set(self.training_defaults())
+                 | set(cpu.get("model_options", {})) - set(self.model_config), set())):
+            if keys - known:
+                raise ValueError(f"recipe {name!r} of {self.name}: unknown {what} "
+                                 f"{sorted(keys - known)}")
 
     def training_defaults(self):
         unknown = set(self.train_config) - set(TRAIN_DEFAULTS)
@@ -87,6 +123,17 @@ def register(preset):
         raise ValueError(f"a preset named {preset.name!r} is already registered")
     if preset.kind not in ("keras", "classical"):
         raise ValueError(f"preset kind must be 'keras' or 'classical', got {preset.kind!r}")
+    preset.training_defaults()  # its training settings are known ones
+    for name, recipe in preset.recipes.items():
+        if name == "paper":
+            raise ValueError(f"preset {preset.name}: 'paper' is the preset itself, not a "
+                             "recipe of it")
+        unknown = set(recipe) - {"description", "train", "model_options", "cpu"}
+        if unknown:
+            raise ValueError(f"recipe {name!r} of {preset.name}: unknown entries "
+                             f"{sorted(unknown)}")
+        preset.check_recipe(name, recipe.get("train", {}), recipe.get("model_options", {}),
+                            recipe.get("cpu"))
     _PRESETS[preset.name] = preset
     return preset
 

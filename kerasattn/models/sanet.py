@@ -17,6 +17,7 @@ import keras
 
 from kerasattn.layers import (FeedForwardBlock, MaskedGlobalMaxPooling1D, SelfAttentionBlock,
                               SinusoidalPositionalEncoding)
+from kerasattn.models.sanet_presets import PRESETS
 from kerasattn.models.registry import Preset, register
 from kerasattn.optimizers import GroupedSGD
 
@@ -75,18 +76,5 @@ def _recipe(learning_rate):
                       embedding_momentum=0.0)
 
 
-_TRAIN = {"optimizer": "grouped_sgd", "batch_size": 128, "epochs": 40, "val_fraction": 0.2,
-          "max_length": 1000, "min_freq": 1, "vocab_size": None}
-for _size, _emb, _d, _n, _lr in (("base", 100, 128, 1, 0.01), ("big", 200, 256, 2, 0.005)):
-    for _attention in (True, False):
-        _name = f"sanet-{_size}" if _attention else f"sanet-baseline-{_size}"
-        register(Preset(
-            _name, build_sanet,
-            {"embedding_dim": _emb, "d": _d, "num_blocks": _n, "num_heads": 1, "dropout": 0.1,
-             "scaled": False, "attention": _attention, "embeddings_initializer": "uniform",
-             "embedding_scale": 1.0, "positional_encoding": True, "embedding_dropout": 0.0,
-             "pooled_dropout": 0.0},
-            train_config={**_TRAIN, "learning_rate": _lr}, make_optimizer=_recipe,
-            description=(f"SANet {_size}: N={_n}, embedding {_emb}, d={_d}"
-                         + ("" if _attention else ", self-attention replaced by a feed-forward "
-                            "layer (§4 baseline)"))))
+for _name, _spec in PRESETS.items():
+    register(Preset.from_spec(_name, build_sanet, _spec, make_optimizer=_recipe))

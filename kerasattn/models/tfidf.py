@@ -25,6 +25,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import Pipeline
 
+from kerasattn.models.tfidf_presets import PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -197,13 +198,5 @@ def build_lr(num_classes, C=1.0, max_iter=200, ngram_range=(1, 2), min_df=5, see
     return TfidfClassifier(estimator, preprocessor_config, ngram_range, min_df)
 
 
-register(Preset("nb", build_nb, {"alpha": 1.0, "ngram_range": (1, 2), "min_df": 5,
-                                  "preprocessor_config": None},
-                kind="classical",
-                description="multinomial Naive Bayes on TF-IDF 1-2-grams, min df 5 (HCAN §4.2)"))
-register(Preset("lr", build_lr,
-                {"C": 1.0, "max_iter": 200, "ngram_range": (1, 2), "min_df": 5, "seed": 0,
-                 "preprocessor_config": None, "l1_ratio": 1.0},
-                kind="classical",
-                description="L1 logistic regression, C=1.0, on TF-IDF 1-2-grams, min df 5 "
-                            "(HCAN §4.2)"))
+for _name, _spec in PRESETS.items():
+    register(Preset.from_spec(_name, {"nb": build_nb, "lr": build_lr}[_name], _spec))

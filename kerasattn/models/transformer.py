@@ -26,6 +26,7 @@ import math
 import keras
 
 from kerasattn.layers import InterAttention, SinusoidalPositionalEncoding, TransformerEncoderBlock
+from kerasattn.models.transformer_presets import PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -68,11 +69,5 @@ def build_transformer(vocab_size, num_classes, num_layers=1, num_heads=2, embedd
     return keras.Model(ids, out, name=name)
 
 
-register(Preset("transformer", build_transformer,
-                {"num_layers": 1, "num_heads": 2, "embedding_dim": 100, "ff_dim": 128,
-                 "key_dim": None, "dropout": 0.1, "embedding_scale": None,
-                 "attention_units": None},
-                train_config={"learning_rate": 1e-3, "batch_size": 32, "max_length": 400,
-                              "vocab_size": 20000, "epochs": 4},
-                description="Transformer encoder (--layers 1-3, --heads 1/2/4/8) + "
-                            "inter-attention pooling (Hubli, paper 004)"))
+for _name, _spec in PRESETS.items():
+    register(Preset.from_spec(_name, build_transformer, _spec))

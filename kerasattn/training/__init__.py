@@ -20,10 +20,10 @@ import typing
 if typing.TYPE_CHECKING:  # what the names are, for readers and the API reference
     from kerasattn.training.config import RunConfig, TrainSettings
     from kerasattn.training.errors import ConfigError
-    from kerasattn.training.run import train
+    from kerasattn.training.trainer import train
 
 _WHERE = {"ConfigError": "errors", "RunConfig": "config", "TrainSettings": "config",
-          "train": "run"}
+          "train": "trainer"}
 
 __all__ = ["ConfigError", "RunConfig", "TrainSettings", "train"]
 

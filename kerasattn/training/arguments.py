@@ -138,7 +138,7 @@ def validate_args(args):
     unknown dataset, a missing ``--embeddings`` file, out-of-range settings."""
     from kerasattn.data.datasets import names as dataset_names
     from kerasattn.training.config import check_settings
-    from kerasattn.training.run import check_run_name
+    from kerasattn.training.trainer import check_run_name
 
     if args.dataset not in dataset_names() and not args.dataset.startswith(
             ("csv:", "jsonl:", "tsv:")):

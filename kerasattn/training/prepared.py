@@ -166,7 +166,7 @@ def prepare(argv, cache=None):
     from kerasattn import runs
     from kerasattn.data import datasets
     from kerasattn.data.preprocessing import TextPreprocessor
-    from kerasattn.training.run import load_data
+    from kerasattn.training.trainer import load_data
 
     cache = {} if cache is None else cache
     args = parse_train_args(argv)

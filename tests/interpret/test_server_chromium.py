@@ -251,7 +251,7 @@ def _train(tmp_path, model):
 def test_the_page_shows_the_prediction_and_the_most_attended_word(model, tmp_path):
     browser_path = require_browser()
     from kerasattn.interpret import explain_tokens
-    from kerasattn.interpret.server import make_server
+    from kerasattn.explain_server import make_server
     from kerasattn.tasks import TextClassifier
 
     run = _train(tmp_path, model)
@@ -303,7 +303,7 @@ def main(argv=None):
     if len(argv) < 2:
         print(__doc__)
         return 2
-    from kerasattn.interpret.server import make_server
+    from kerasattn.explain_server import make_server
 
     run, png, texts = argv[0], argv[1], argv[2:] or [TEXT]
     browser_path = find_browser()

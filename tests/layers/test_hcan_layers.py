@@ -97,6 +97,30 @@ def test_target_attention_with_inputs_as_values():
         TargetAttention(num_heads=1, units=8, values_from_inputs=True)(x)
 
 
+def test_pooling_given_weights_is_equation_5_with_those_weights():
+    """``pool`` (what faithfulness tests pool permuted weights with) is the sum ``call``
+    takes: the layer's own weights give its output; others, by hand, V's rows under them."""
+    from kerasattn.layers import AttentionPooling
+
+    keras.utils.set_random_seed(5)
+    layer = TargetAttention(num_heads=2, dropout=0.0)
+    x = np.random.default_rng(5).normal(size=(2, 5, 4)).astype("float32")
+    mask = np.arange(5)[None] < np.array([[5], [3]])
+    out, w = layer(x, mask=mask, return_attention_scores=True)
+    np.testing.assert_allclose(np.asarray(layer.pool(x, w, mask=mask)), np.asarray(out),
+                               atol=1e-6)
+    other = np.zeros((2, 2, 5), "float32")
+    other[:, 0, 0], other[:, 1, 1] = 1.0, 1.0  # head 0 reads the first word, head 1 the second
+    v = _conv(x[0], layer._v, _elu)
+    np.testing.assert_allclose(np.asarray(layer.pool(x, other, mask=mask))[0],
+                               np.concatenate([v[0, :2], v[1, 2:]]), atol=1e-5)
+    pooling = AttentionPooling(units=3)
+    out, w = pooling(x, mask=mask, return_attention_scores=True)
+    np.testing.assert_allclose(np.asarray(pooling.pool(x, w)), np.asarray(out), atol=1e-6)
+    uniform = np.full((2, 5), 0.2, "float32")
+    np.testing.assert_allclose(np.asarray(pooling.pool(x, uniform)), x.mean(1), atol=1e-6)
+
+
 def test_learned_positions_are_added_and_clipped_past_max_length():
     layer = LearnedPositionalEmbedding(max_length=3, dropout=0.0)
     x = np.zeros((1, 5, 2), "float32")

@@ -16,7 +16,8 @@ import keras
 import numpy as np
 import pytest
 
-from kerasattn import resume, runs
+from kerasattn import runs
+from kerasattn.training import resume
 from tests.conftest import write
 from kerasattn.cli import train
 

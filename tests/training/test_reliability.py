@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from kerasattn import models, resume, runs
+from kerasattn import models, runs
+from kerasattn.training import resume
 from tests.conftest import write
 from kerasattn.cli import train
 
@@ -181,7 +182,7 @@ def test_the_chief_takes_the_run_directory_another_worker_made_first(tmp_path, m
     """Two workers of a multi-worker run start at once: when worker 1 makes
     RUN/worker-1 (so RUN) between the chief's check and its makedirs, the chief starts
     the run there, and worker 1's directory is left alone."""
-    from kerasattn.training import run
+    from kerasattn.training import trainer
 
     run_dir = tmp_path / "mw"
     real, raced = os.makedirs, []
@@ -193,11 +194,11 @@ def test_the_chief_takes_the_run_directory_another_worker_made_first(tmp_path, m
             write(run_dir / "worker-1" / "log.txt", "worker 1")
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(run.os, "makedirs", worker_first)
+    monkeypatch.setattr(trainer.os, "makedirs", worker_first)
     args = train.build_parser().parse_args(["--model", "mlp", "--dataset", "sst2"])
     config = train.resolve_config(args, ["--model", "mlp", "--dataset", "sst2"])
     # "new", but not created by the chief: an error before training must not delete it
-    state, created, lock = run.claim_run_dir(config, str(run_dir))
+    state, created, lock = trainer.claim_run_dir(config, str(run_dir))
     lock.release()
     assert (state, created) == ("new", False)
     assert raced

@@ -12,7 +12,8 @@ import textwrap
 
 import pytest
 
-from kerasattn import resume, runs
+from kerasattn import runs
+from kerasattn.training import resume
 from kerasattn.cli import train
 from kerasattn.metrics import learning_check
 from tests.conftest import write

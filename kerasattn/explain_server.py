@@ -48,7 +48,7 @@ record points at 127.0.0.1 cannot read it: DNS rebinding).
 
 In Python::
 
-    from kerasattn.interpret.server import make_server
+    from kerasattn.explain_server import make_server
     server = make_server("runs/sanet-base-imdb", port=0)   # 0: a free port
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(server.url)
@@ -553,7 +553,7 @@ class ExplainServer(http.server.ThreadingHTTPServer):
     request_queue_size = 128  # a burst of connections waits instead of being reset
 
     def __init__(self, address, service, quiet=False):
-        from kerasattn.interpret.server_page import render_page
+        from kerasattn.explain_page import render_page
 
         self.service = service
         self.quiet = quiet

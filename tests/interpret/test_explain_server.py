@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from kerasattn.interpret.server import (MAX_BODY_BYTES, MAX_TEXT_CHARS, MAX_TEXTS,
+from kerasattn.explain_server import (MAX_BODY_BYTES, MAX_TEXT_CHARS, MAX_TEXTS,
                                         make_server)
 
 OPTIONS = {
@@ -237,7 +237,7 @@ def test_concurrent_requests_get_the_answers_of_sequential_ones(servers):
 
 
 def test_weights_travel_as_exact_float32_numbers():
-    from kerasattn.interpret.server import _Float32Array, dumps
+    from kerasattn.explain_server import _Float32Array, dumps
 
     rng = np.random.default_rng(0)
     a = rng.random((3, 4, 5)).astype(np.float32) ** 7  # down to tiny weights
@@ -320,7 +320,7 @@ def test_bad_requests_get_clear_json_errors(servers):
         assert got == 405 and r.getheader("Allow") == allowed, (method, path, data)
         assert "not allowed" in data["error"]
     # an answer too large (a self-attention matrix grows with the square of the text)
-    from kerasattn.interpret import server as server_module
+    from kerasattn import explain_server as server_module
 
     server_module.MAX_ATTENTION_WEIGHTS, saved = 10, server_module.MAX_ATTENTION_WEIGHTS
     try:
@@ -359,7 +359,7 @@ def test_make_server_refuses_what_is_not_a_run(tmp_path):
 
 def test_the_command_line_serves_with_port_and_host(runs, monkeypatch, capsys):
     from kerasattn.cli import explain as cli
-    from kerasattn.interpret import server as server_module
+    from kerasattn import explain_server as server_module
 
     args = cli.build_parser().parse_args(["--run", "r", "--serve"])
     assert args.serve and args.port == 8765 and args.host == "127.0.0.1"
@@ -378,7 +378,7 @@ def test_the_command_line_serves_with_port_and_host(runs, monkeypatch, capsys):
 
 
 def test_serve_prints_the_url_and_stops_on_interrupt(runs, monkeypatch, capsys):
-    from kerasattn.interpret import server as server_module
+    from kerasattn import explain_server as server_module
 
     def interrupted(self, *args, **kwargs):
         raise KeyboardInterrupt
@@ -410,7 +410,7 @@ def test_a_lone_surrogate_is_a_bad_request_not_a_server_error(servers):
 
 
 def test_one_request_cannot_hold_the_model_for_long(servers, monkeypatch):
-    from kerasattn.interpret import server as module
+    from kerasattn import explain_server as module
 
     server = servers["sanet-base"]
     monkeypatch.setattr(module, "MAX_WORK", 1_000)

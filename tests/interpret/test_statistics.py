@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from kerasattn.interpret import attention_statistics, diagonality, gini
-from kerasattn.interpret.metrics import uniform_diagonality
+from kerasattn.interpret.statistics import uniform_diagonality
 
 
 def test_uniform_matrix():

@@ -8,7 +8,7 @@ Loads the dataset (verified) before anything is written, claims the run
 directory (resumes an interrupted run of the same configuration, never
 overwrites a finished one), builds the vocabulary on the training split, trains
 with ``model.fit`` on bucketed tf.data batches (or, for ``distribution=
-"multiworker"``, :func:`kerasattn.distributed.fit`), keeps the best epoch by
+"multiworker"``, :func:`kerasattn.training.distributed.fit`), keeps the best epoch by
 validation accuracy, and writes the run directory (see :mod:`kerasattn.runs`):
 config, vocabulary, best model, history, TensorBoard logs, plots and, last,
 ``metrics.json``. Classical presets (``nb``, ``lr``) go through the same path.
@@ -52,7 +52,8 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     import keras
     import tensorflow as tf
 
-    from kerasattn import models, recipes, resume, runs
+    from kerasattn import models, recipes, runs
+    from kerasattn.training import resume
     from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
 
@@ -61,7 +62,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     streamed = config.stream
     multiworker = config.distribution == "multiworker"
     if multiworker:  # every worker, resuming or not: they must start at the same epoch
-        from kerasattn import distributed
+        from kerasattn.training import distributed
 
         resuming = distributed.agree_on_resume(strategy, run_dir) > 0
     if resuming:
@@ -158,7 +159,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
 
     def fit(callbacks):
         if multiworker:
-            from kerasattn import distributed
+            from kerasattn.training import distributed
 
             distributed.fit(model, strategy, train_ds, val_ds, train.epochs, callbacks,
                             verbose, recipes.is_binary_head(model))
@@ -237,7 +238,7 @@ def run_directory(config, output_dir="runs", run_name=None, restart=False):
             output_dir, f"{config.model}-{config.dataset.replace(':', '_').replace('/', '_')}-"
                         f"{time.strftime('%Y%m%d-%H%M%S')}")
     if config.distribution == "multiworker":
-        from kerasattn import distributed
+        from kerasattn.training import distributed
 
         task_type, task_id, _ = distributed.cluster()
         if not distributed.is_chief(task_type, task_id):
@@ -323,7 +324,8 @@ def _other_data(config, run_dir, what, remedy):
 
 
 def _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, log):
-    from kerasattn import resume, runs
+    from kerasattn import runs
+    from kerasattn.training import resume
 
     differ = config.differences(run_dir) if has_config else None
     same = differ == []
@@ -376,7 +378,8 @@ def _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, 
 
 def _finished(run_dir, log):
     """The metrics of a finished run of this same configuration (nothing is trained)."""
-    from kerasattn import resume, runs
+    from kerasattn import runs
+    from kerasattn.training import resume
 
     resume.delete_backup(run_dir)  # killed after metrics.json was written
     log(f"{run_dir} already holds this finished run; nothing to do (--overwrite to "
@@ -413,7 +416,7 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
         overwrite: replace a finished run of another configuration.
         verbose: Keras verbosity ("auto", 0, 1, 2).
         strategy: a ``tf.distribute`` strategy made beforehand (multi-worker: it must
-            be made before any other TensorFlow op; see :mod:`kerasattn.distributed`).
+            be made before any other TensorFlow op; see :mod:`kerasattn.training.distributed`).
         log: where progress lines go.
 
     Raises:
@@ -433,7 +436,7 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
             raise ConfigError("--distribution multiworker needs --run-name (the same on "
                               "every worker)")
         if strategy is None:
-            from kerasattn import distributed
+            from kerasattn.training import distributed
 
             try:
                 strategy = distributed.make_strategy()  # before any other TensorFlow op
@@ -484,7 +487,8 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
 
 def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy, log):
     """:func:`train` once the run directory is claimed and locked."""
-    from kerasattn import resume, runs
+    from kerasattn import runs
+    from kerasattn.training import resume
 
     log(ds.summary())
     for note in ds.notes:

@@ -22,7 +22,7 @@ import shutil
 import keras
 import tensorflow as tf
 
-from kerasattn import resume
+from kerasattn.training import resume
 
 
 def cluster():
@@ -150,8 +150,9 @@ def fit(model, strategy, train_ds, val_ds, epochs, callbacks, verbose, binary_ou
     model.stop_training = False
     model._initial_epoch = None
     cbs.on_train_begin()
-    # BackupAndRestore (as in model.fit) sets where to start; private, but it
-    # is the attribute fit reads too
+    # BackupAndRestore (as in model.fit) sets where to start; private, but it is the
+    # attribute fit reads too, and there is no public one (pinned by
+    # tests/test_private_keras_api.py)
     initial_epoch = model._initial_epoch or 0
     logs = {}
     for epoch in range(initial_epoch, epochs):

@@ -1,4 +1,4 @@
-"""The page of :mod:`kerasattn.interpret.server`: one self-contained HTML file (inline CSS
+"""The page of :mod:`kerasattn.explain_server`: one self-contained HTML file (inline CSS
 and JavaScript, nothing loaded from anywhere else), made from the package's data files
 ``kerasattn/interpret/page/explain.html``, ``explain.css`` and ``explain.js``.
 

@@ -1,0 +1,70 @@
+"""The flat neural baselines (mlp, Kim's cnn, the recurrent ones), as data.
+
+One entry per preset, as keras-hub's ``*_presets.py``: ``description``; ``config``, the
+builder's arguments; ``train``, the paper's training settings over
+:data:`kerasattn.models.registry.TRAIN_DEFAULTS` (the ``"paper"`` recipe);
+``recipes``, the other named ways to train it (``"default"``, where present, is what
+learns here; ``cpu`` holds what changes without a GPU). Why each default departs from
+the paper, with the figures that chose it: ``docs/models/baselines.md``.
+"""
+
+PRESETS = {
+    "mlp": {
+        "description": "embedding + masked average pooling + dense (Hubli's 'simple NN')",
+        "config": {"embedding_dim": 100, "hidden_units": 128, "dropout": 0.5},
+        "train": {},
+    },
+    "cnn": {
+        "description": "Kim (2014) CNN: windows 3/4/5 x 100 maps, max over time, dropout 0.5",
+        "config": {"embedding_dim": 128, "windows": (3, 4, 5), "filters": 100, "dropout": 0.5},
+        "train": {"batch_size": 50},
+    },
+    "rnn": {
+        "description": "RNN with 128 units, final state (Hubli, Table 1)",
+        "config": {"cell": "rnn", "bidirectional": False, "embedding_dim": 100, "units": 128,
+                   "dropout": 0.0, "pooling": "last"},
+        "train": {},
+        "recipes": {
+            "default": {
+                "description": ("max pooling over the states, dropout 0.5, gradients clipped "
+                                "to a global norm of 1 (the paper's baseline reads the last "
+                                "state, unclipped)"),
+                "train": {"clipnorm": 1.0},
+                "model_options": {"pooling": "max", "dropout": 0.5},
+            },
+        },
+    },
+    "lstm": {
+        "description": "LSTM with 128 units, final state (Hubli, Table 1)",
+        "config": {"cell": "lstm", "bidirectional": False, "embedding_dim": 100, "units": 128,
+                   "dropout": 0.0, "pooling": "last"},
+        "train": {},
+        "recipes": {
+            "default": {
+                "description": ("max pooling over the states, dropout 0.5 (the paper's "
+                                "baseline reads the last state)"),
+                "model_options": {"pooling": "max", "dropout": 0.5},
+            },
+        },
+    },
+    "gru": {
+        "description": "GRU with 128 units, final state (Hubli, Table 1)",
+        "config": {"cell": "gru", "bidirectional": False, "embedding_dim": 100, "units": 128,
+                   "dropout": 0.0, "pooling": "last"},
+        "train": {},
+        "recipes": {
+            "default": {
+                "description": ("max pooling over the states, dropout 0.5 (the paper's "
+                                "baseline reads the last state)"),
+                "model_options": {"pooling": "max", "dropout": 0.5},
+            },
+        },
+    },
+    "bilstm": {
+        "description": ("bidirectional LSTM with 128 units, max over time of the states, "
+                        "dropout 0.5 (Hubli, Table 1)"),
+        "config": {"cell": "lstm", "bidirectional": True, "embedding_dim": 100, "units": 128,
+                   "dropout": 0.5, "pooling": "max"},
+        "train": {},
+    },
+}

@@ -1,0 +1,26 @@
+"""The classical TF-IDF presets (HCAN §4.2: Naive Bayes and logistic regression), as data.
+
+One entry per preset, as keras-hub's ``*_presets.py``: ``description``; ``config``, the
+builder's arguments; ``train``, the paper's training settings over
+:data:`kerasattn.models.registry.TRAIN_DEFAULTS` (the ``"paper"`` recipe);
+``recipes``, the other named ways to train it (``"default"``, where present, is what
+learns here; ``cpu`` holds what changes without a GPU). Why each default departs from
+the paper, with the figures that chose it: ``docs/models/baselines.md``.
+"""
+
+PRESETS = {
+    "nb": {
+        "description": "multinomial Naive Bayes on TF-IDF 1-2-grams, min df 5 (HCAN §4.2)",
+        "kind": "classical",
+        "config": {"alpha": 1.0, "ngram_range": (1, 2), "min_df": 5, "preprocessor_config": None},
+        "train": {},
+    },
+    "lr": {
+        "description": ("L1 logistic regression, C=1.0, on TF-IDF 1-2-grams, min df 5 (HCAN "
+                        "§4.2)"),
+        "kind": "classical",
+        "config": {"C": 1.0, "max_iter": 200, "ngram_range": (1, 2), "min_df": 5, "seed": 0,
+                   "preprocessor_config": None, "l1_ratio": 1.0},
+        "train": {},
+    },
+}

@@ -1,0 +1,82 @@
+"""The private Keras and TensorFlow API the package still relies on, pinned.
+
+Each use has no public equivalent today (a comment at the use says why); if a Keras or
+TensorFlow upgrade changes one, the test here fails by name instead of interpretation,
+resuming or the export check breaking silently.
+"""
+
+import json
+import os
+
+import keras
+import numpy as np
+
+
+def _functional():
+    ids = keras.Input((5,), dtype="int32")
+    x = keras.layers.Embedding(10, 4, name="embed")(ids)
+    x = keras.layers.GlobalAveragePooling1D()(x)
+    return keras.Model(ids, keras.layers.Dense(2, name="head")(x))
+
+
+def test_flatten_layers_walks_nested_layers():
+    # kerasattn.embeddings.find_embedding_layer, interpret.attention.attention_layers and
+    # interpret.attributions.embedding_layers (keras-hub uses it the same way)
+    inner = _functional()
+    outer = keras.Sequential([inner])
+    names = [layer.name for layer in outer._flatten_layers(include_self=False, recursive=True)]
+    assert "embed" in names and "head" in names
+
+
+def test_run_through_graph_replays_a_functional_model_layer_by_layer():
+    # interpret.attention.attention_model: the graph replayed with a call hook per layer
+    model = _functional()
+    seen = []
+
+    def call(layer, *args, **kwargs):
+        seen.append(layer.name)
+        return layer(*args, **kwargs)
+
+    out = model._run_through_graph(model.inputs, call_fn=call)
+    out = out[0] if isinstance(out, (list, tuple)) else out
+    assert seen[0] == "embed" and seen[-1] == "head"
+    replay = keras.Model(model.inputs, out)
+    x = np.array([[1, 2, 3, 0, 0]])
+    np.testing.assert_allclose(replay.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+def test_inbound_nodes_name_the_tensors_a_layer_was_called_on():
+    # interpret.attributions.embedding_layers: which embedding reads the model's ids
+    model = _functional()
+    layer = model.get_layer("embed")
+    node = layer._inbound_nodes[0]
+    tensors = node.arguments.keras_tensors
+    assert any(t is model.inputs[0] for t in tensors)
+
+
+def test_backup_and_restore_tells_fit_where_to_start_in_initial_epoch(tmp_path):
+    # distributed.fit (the multi-worker loop of keras-team/keras#20585) starts where
+    # BackupAndRestore says, as model.fit does: in model._initial_epoch
+    model = _functional()
+    model.compile("sgd", "sparse_categorical_crossentropy")
+    backup = str(tmp_path / "backup")
+    x, y = np.ones((4, 5), "int32"), np.zeros(4, "int32")
+    model.fit(x, y, epochs=2, verbose=0,
+              callbacks=[keras.callbacks.BackupAndRestore(backup, delete_checkpoint=False)])
+    assert json.loads(open(os.path.join(backup, "training_metadata.json")).read())["epoch"] == 2
+    fresh = _functional()
+    fresh.compile("sgd", "sparse_categorical_crossentropy")
+    fresh._initial_epoch = None
+    callback = keras.callbacks.BackupAndRestore(backup)
+    callback.set_model(fresh)
+    callback.on_train_begin()
+    assert fresh._initial_epoch == 2  # the epochs done: the next to run is the third
+
+
+def test_op_def_registry_tells_registered_ops_from_others():
+    # export.unregistered_ops: ops the SavedModel needs that core TensorFlow lacks
+    # (TF Serving embeds an old tensorflow-text op set: tensorflow/serving#4057)
+    from tensorflow.python.framework import op_def_registry
+
+    assert op_def_registry.get("MatMul") is not None
+    assert op_def_registry.get("NoSuchOpAnywhere") is None
