@@ -52,3 +52,44 @@ def test_l2_fits_what_l1_zeroes():
         probs[ratio] = model.predict_proba(texts[:4])[:, 1]
     np.testing.assert_allclose(probs[1.0], probs[1.0][0])  # L1: the same for every text
     assert (probs[0.0] > 0.5).tolist() == [True, True, False, False]
+
+
+def test_nb_and_lr_are_scikit_learn_estimators(tmp_path):
+    """clone, get/set_params, is_classifier, Pipeline, GridSearchCV and cross_val_score
+    take them; string labels come back as classes_; the skops file still round-trips."""
+    from sklearn.base import clone, is_classifier
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+    from sklearn.pipeline import Pipeline
+
+    from kerasattn.models import tfidf
+
+    texts = ["good film", "great film", "fine acting", "a good cast", "bad film",
+             "awful film", "dull acting", "a bad cast"] * 3
+    labels = ["pos"] * 4 + ["neg"] * 4
+    labels = labels * 3
+    nb = models.get("nb", num_classes=2, min_df=1, ngram_range=(1, 1))
+    assert is_classifier(nb) and nb.get_params()["estimator__alpha"] == 1.0
+    twin = clone(nb).set_params(estimator__alpha=0.5)
+    assert twin.get_params()["estimator__alpha"] == 0.5 and nb.estimator.alpha == 1.0
+    nb.fit(texts, labels)
+    assert list(nb.classes_) == ["neg", "pos"]
+    assert list(nb.predict(["a good film", "an awful cast"])) == ["pos", "neg"]
+    assert nb.score(texts, labels) == 1.0
+    assert not hasattr(clone(nb), "pipeline_")  # clone: the parameters, unfitted
+    lr = models.get("lr", num_classes=2, min_df=1, ngram_range=(1, 1), l1_ratio=0.0, C=10)
+    scores = cross_val_score(lr, texts, labels, cv=3)
+    assert scores.shape == (3,) and scores.min() >= 0.75
+    search = GridSearchCV(nb, {"estimator__alpha": [0.1, 1.0], "ngram_range": [(1, 1),
+                                                                              (1, 2)]}, cv=2)
+    search.fit(texts, labels)
+    assert set(search.best_params_) == {"estimator__alpha", "ngram_range"}
+    assert search.best_estimator_.score(texts, labels) == 1.0
+    piped = Pipeline([("classifier", tfidf.TfidfClassifier(min_df=1))]).fit(texts, labels)
+    assert list(piped.predict(["a great cast"])) == ["pos"]
+    path = str(tmp_path / "model.skops")
+    nb.save(path)
+    loaded = tfidf.load(path)
+    np.testing.assert_allclose(loaded.predict_proba(texts), nb.predict_proba(texts))
+    assert list(loaded.classes_) == ["neg", "pos"] and loaded.min_df == 1
+    with pytest.raises(Exception, match="not fitted"):
+        tfidf.TfidfClassifier().predict(["a film"])

@@ -20,58 +20,93 @@ import os
 import zipfile
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
 
 from kerasattn.models.tfidf_presets import PRESETS
 from kerasattn.models.registry import Preset, register
 
 
-class TfidfClassifier:
-    """Tokenise with the zoo's preprocessing, then a scikit-learn TF-IDF pipeline.
+class TfidfClassifier(ClassifierMixin, BaseEstimator):
+    """Tokenise with the zoo's preprocessing, then a scikit-learn TF-IDF pipeline: a
+    scikit-learn classifier on raw texts (``clone``, ``Pipeline``, ``GridSearchCV`` and
+    ``cross_val_score`` take it; labels may be integers or strings).
 
     Args:
-        estimator: the scikit-learn classifier.
+        estimator: the scikit-learn classifier after the TF-IDF features (cloned at
+            ``fit``; default ``MultinomialNB()``); its parameters tune as
+            ``estimator__NAME``.
         preprocessor_config: options of the ``TextPreprocessor`` used to tokenise.
         ngram_range, min_df: of the ``TfidfVectorizer``.
+
+    Attributes (after ``fit``):
+        pipeline_: the fitted ``Pipeline`` (``"tfidf"``, ``"classifier"``).
+        classes_: the labels, in the order of ``predict_proba``'s columns.
     """
 
-    def __init__(self, estimator, preprocessor_config=None, ngram_range=(1, 2), min_df=5):
-        self.preprocessor_config = dict(preprocessor_config or {})
-        self.pipeline = Pipeline([
+    def __init__(self, estimator=None, preprocessor_config=None, ngram_range=(1, 2),
+                 min_df=5):
+        self.estimator = estimator
+        self.preprocessor_config = preprocessor_config
+        self.ngram_range = ngram_range
+        self.min_df = min_df
+
+    def _make_pipeline(self):
+        from sklearn.base import clone
+
+        estimator = MultinomialNB() if self.estimator is None else clone(self.estimator)
+        return Pipeline([
             # token_pattern \S+ splits on whitespace exactly like str.split, without a
             # callable a skops file would have to name (the features are identical)
             ("tfidf", TfidfVectorizer(analyzer="word", token_pattern=r"\S+", lowercase=False,
-                                      ngram_range=tuple(ngram_range), min_df=min_df,
-                                      sublinear_tf=False, dtype=np.float32)),
+                                      ngram_range=tuple(self.ngram_range),
+                                      min_df=self.min_df, sublinear_tf=False,
+                                      dtype=np.float32)),
             ("classifier", estimator),
         ])
-        self._preprocessor = None
+
+    @property
+    def pipeline(self):
+        """The fitted pipeline (``pipeline_``); before ``fit``, the one it would train."""
+        return self.pipeline_ if hasattr(self, "pipeline_") else self._make_pipeline()
 
     def __getstate__(self):  # the TF lookup tables are rebuilt, not pickled
-        state = dict(self.__dict__)
-        state["_preprocessor"] = None
+        state = super().__getstate__()
+        state.pop("_preprocessor", None)
         return state
 
     def tokenize(self, texts, batch_size=4096):
+        """The texts as the zoo's preprocessing tokenises them, tokens joined by spaces."""
         from kerasattn.data.preprocessing import TextPreprocessor
 
-        if self._preprocessor is None:
-            self._preprocessor = TextPreprocessor(**self.preprocessor_config)
+        if getattr(self, "_preprocessor", None) is None:
+            self._preprocessor = TextPreprocessor(**dict(self.preprocessor_config or {}))
+        texts = [str(t) for t in texts]
         out = []
         for start in range(0, len(texts), batch_size):
-            tokens = self._preprocessor.tokenize(list(texts[start:start + batch_size]))
+            tokens = self._preprocessor.tokenize(texts[start:start + batch_size])
             out += [b" ".join(row).decode("utf-8") for row in tokens.to_list()]
         return out
 
-    def fit(self, texts, labels):
-        self.pipeline.fit(self.tokenize(texts), np.asarray(labels))
+    def fit(self, X, y):
+        """Fit on texts ``X`` and labels ``y``; returns the classifier."""
+        self.pipeline_ = self._make_pipeline().fit(self.tokenize(X), np.asarray(y))
+        self.classes_ = self.pipeline_.classes_
         return self
 
-    def predict_proba(self, texts):
-        return self.pipeline.predict_proba(self.tokenize(texts))
+    def predict_proba(self, X):
+        """Class probabilities, ``(len(X), len(classes_))``."""
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.predict_proba(self.tokenize(X))
+
+    def predict(self, X):
+        """The most probable label of each text (one of ``classes_``)."""
+        probabilities = self.predict_proba(X)
+        return self.classes_[np.argmax(probabilities, axis=1)]
 
     def save(self, path):
         """Write the fitted model to ``path`` (a skops file); see :func:`load`."""
@@ -106,8 +141,9 @@ def save(model, path):
     """Save a fitted :class:`TfidfClassifier` to ``path`` with skops (no pickle)."""
     import skops.io as sio
 
-    config = json.dumps(model.preprocessor_config, sort_keys=True)
-    sio.dump({"format": FORMAT, "preprocessor_config": config, "pipeline": model.pipeline},
+    check_is_fitted(model, "pipeline_")
+    config = json.dumps(dict(model.preprocessor_config or {}), sort_keys=True)
+    sio.dump({"format": FORMAT, "preprocessor_config": config, "pipeline": model.pipeline_},
              path)
     return path
 
@@ -175,8 +211,9 @@ def load(path):
     if not (isinstance(config, dict) and set(config) <= set(_PREPROCESSOR_OPTIONS)
             and all(v is None or isinstance(v, (str, bool, int)) for v in config.values())):
         raise UnsafeModelError(f"{path}: invalid preprocessor options")
-    model = TfidfClassifier.__new__(TfidfClassifier)
-    model.preprocessor_config, model.pipeline, model._preprocessor = config, pipeline, None
+    model = TfidfClassifier(pipeline.named_steps["classifier"], config,
+                            tuple(tfidf.ngram_range), tfidf.min_df)
+    model.pipeline_, model.classes_ = pipeline, pipeline.classes_
     return model
 
 
