@@ -143,6 +143,17 @@ class TextClassifierPreprocessor(keras.layers.Layer):
         return config
 
 
+class _ClassProperty:
+    """A read-only property of the class (``TextClassifier.presets``), as keras-hub's."""
+
+    def __init__(self, fget):
+        self.fget = fget
+        self.__doc__ = fget.__doc__
+
+    def __get__(self, obj, owner=None):
+        return self.fget(owner if owner is not None else type(obj))
+
+
 @keras.saving.register_keras_serializable(package="kerasattn")
 class TextClassifier(keras.Model):
     """A preset's backbone with its preprocessor and training recipe, on raw strings.
@@ -183,8 +194,10 @@ class TextClassifier(keras.Model):
 
         spec = models.get_preset(preset)
         if spec.kind != "keras":
-            raise ValueError(f"{preset!r} is a scikit-learn preset; TextClassifier holds the "
-                             f"Keras presets ({', '.join(models.names('keras'))})")
+            raise ValueError(f"{preset!r} is a scikit-learn preset: build it with "
+                             f"kerasattn.models.get({preset!r}, num_classes=N), a scikit-learn "
+                             f"classifier on raw texts; TextClassifier holds the Keras presets "
+                             f"(TextClassifier.presets: {', '.join(models.names('keras'))})")
         super().__init__(**kwargs)
         self.preset = preset
         self._spec = spec
@@ -237,6 +250,16 @@ class TextClassifier(keras.Model):
             self.built = True
 
     # -- construction ---------------------------------------------------------
+    @_ClassProperty
+    def presets(cls):
+        """The Keras presets ``from_preset`` takes, name -> ``{"family", "kind",
+        "description", "paper", "hierarchical", "recipes"}`` (the scikit-learn ``nb`` and
+        ``lr`` are :func:`kerasattn.models.get`'s: ``kerasattn.models.describe()`` lists
+        every preset)."""
+        from kerasattn import models
+
+        return models.describe("keras")
+
     @classmethod
     def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None,
                     recipe="default", compile=True, embeddings=None, **model_options):

@@ -17,7 +17,7 @@ from kerasattn import _quiet
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 COMMANDS = ["train", "evaluate", "export", "predict", "explain", "reproduce", "portable",
-            "serving-client", "word-vectors"]
+            "serving-client", "presets", "word-vectors"]
 
 
 @pytest.fixture

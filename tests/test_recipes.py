@@ -234,3 +234,40 @@ def test_a_table_entry_with_an_unknown_setting_is_refused_when_registered():
         with pytest.raises(ValueError, match=said):
             register(Preset.from_spec("tiny-mlp", baselines.build_mlp, spec))
         unregister("tiny-mlp")
+
+
+def test_presets_are_listed_with_their_family_paper_and_recipes(capsys):
+    import json
+
+    from kerasattn import TextClassifier, models
+    from kerasattn.cli import presets as command
+
+    keras_presets = TextClassifier.presets
+    assert set(keras_presets) == set(models.names("keras")) and "nb" not in keras_presets
+    sanet = keras_presets["sanet-base"]
+    assert sanet["family"] == "sanet" and sanet["paper"].startswith("Letarte et al. 2018")
+    assert sanet["recipes"] == ["default", "paper", "adjusted"]
+    assert keras_presets["hcan-2sa-target"]["hierarchical"]
+    assert models.describe("classical")["lr"]["kind"] == "classical"
+    assert models.describe()["cnn"]["paper"].startswith("Kim 2014")
+    assert command.main(["--family", "iram"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["preset", "family", "kind", "recipes", "description"]
+    assert sorted(line.split()[0] for line in lines[1:]) == [
+        "iram-baseline", "iram-full", "iram-vanilla"]
+    assert command.main(["--kind", "classical", "--json"]) == 0
+    assert sorted(json.loads(capsys.readouterr().out)) == ["lr", "nb"]
+
+
+def test_a_near_miss_names_the_preset_meant():
+    from kerasattn import TextClassifier, models
+
+    with pytest.raises(ValueError, match=r"unknown model 'sanet-bse' \(did you mean "
+                                         r"'sanet-base'\?\)"):
+        models.get_preset("sanet-bse")
+    with pytest.raises(ValueError, match=r"did you mean 'transformer'"):
+        TextClassifier.from_preset("transfomer")
+    with pytest.raises(ValueError, match=r"unknown model 'zzz'; registered"):
+        models.get_preset("zzz")
+    with pytest.raises(ValueError, match=r"models.get\('nb', num_classes=N\)"):
+        TextClassifier.from_preset("nb")

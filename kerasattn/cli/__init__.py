@@ -20,6 +20,7 @@ COMMANDS = {
     "reproduce": ("reproduce", "reproduce a paper's experiment"),
     "portable": ("portable", "prepare token ids, then train on any Keras backend"),
     "serving-client": ("serving_client", "query a model behind TensorFlow Serving (gRPC)"),
+    "presets": ("presets", "list the presets: family, kind, recipes, paper"),
     "word-vectors": ("word_vectors", "train in-domain word vectors (GloVe format) for "
                                      "--embeddings"),
 }

@@ -7,6 +7,7 @@ from kerasattn.models import han  # noqa: F401  (registers han)
 from kerasattn.models import iram  # noqa: F401  (registers iram-*)
 from kerasattn.models import transformer  # noqa: F401  (registers transformer)
 from kerasattn.models import tfidf  # noqa: F401  (registers nb, lr)
-from kerasattn.models.registry import Preset, get, get_preset, names, register, unregister
+from kerasattn.models.registry import (Preset, describe, get, get_preset, names, register,
+                                      unregister)
 
-__all__ = ["Preset", "get", "get_preset", "names", "register", "unregister"]
+__all__ = ["Preset", "describe", "get", "get_preset", "names", "register", "unregister"]

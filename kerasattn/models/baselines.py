@@ -9,7 +9,7 @@ uses windows 3/4/5 with 100 maps each and dropout 0.5 (HCAN §4.2).
 import keras
 
 from kerasattn.layers import KimConvPool, MaskedGlobalAveragePooling1D, MaskedGlobalMaxPooling1D
-from kerasattn.models.baselines_presets import PRESETS
+from kerasattn.models.baselines_presets import FAMILY, PAPER, PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -75,4 +75,5 @@ def build_recurrent(vocab_size, num_classes, cell="gru", bidirectional=False,
 
 _BUILDERS = {"mlp": build_mlp, "cnn": build_cnn}
 for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, _BUILDERS.get(_name, build_recurrent), _spec))
+    register(Preset.from_spec(_name, _BUILDERS.get(_name, build_recurrent), _spec,
+                              family=FAMILY, paper=PAPER))

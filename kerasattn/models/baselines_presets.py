@@ -8,6 +8,10 @@ learns here; ``cpu`` holds what changes without a GPU). Why each default departs
 the paper, with the figures that chose it: ``docs/models/baselines.md``.
 """
 
+FAMILY = "baselines"
+PAPER = ("Hubli, Sentiment analysis using Transformer with attention mechanism (the RNN and "
+         "CNN baselines)")
+
 PRESETS = {
     "mlp": {
         "description": "embedding + masked average pooling + dense (Hubli's 'simple NN')",
@@ -15,6 +19,8 @@ PRESETS = {
         "train": {},
     },
     "cnn": {
+        "paper": ("Kim 2014, Convolutional Neural Networks for Sentence Classification (as "
+                  "HCAN, Gao et al. 2018, uses it)"),
         "description": "Kim (2014) CNN: windows 3/4/5 x 100 maps, max over time, dropout 0.5",
         "config": {"embedding_dim": 128, "windows": (3, 4, 5), "filters": 100, "dropout": 0.5},
         "train": {"batch_size": 50},

@@ -16,7 +16,7 @@ import keras
 
 from kerasattn.layers import AttentionPooling, FoldSentences, UnfoldSentences
 from kerasattn.models.hcan import paper_optimizer
-from kerasattn.models.han_presets import PRESETS
+from kerasattn.models.han_presets import FAMILY, PAPER, PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -52,4 +52,5 @@ def build_han(vocab_size, num_classes, embedding_dim=200, units=50, attention_un
 
 
 for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, build_han, _spec, make_optimizer=paper_optimizer))
+    register(Preset.from_spec(_name, build_han, _spec, family=FAMILY, paper=PAPER,
+                              make_optimizer=paper_optimizer))

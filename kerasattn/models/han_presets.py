@@ -8,6 +8,10 @@ learns here; ``cpu`` holds what changes without a GPU). Why each default departs
 the paper, with the figures that chose it: ``docs/models/hcan.md``.
 """
 
+FAMILY = "hcan"
+PAPER = ("Yang et al. 2016, Hierarchical Attention Networks (HAN; HCAN's baseline, Gao et "
+         "al. 2018)")
+
 PRESETS = {
     "han": {
         "description": ("HAN (Yang et al. 2016): BiGRU 50 + attention (200 hidden) at the word "

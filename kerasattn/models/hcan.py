@@ -28,7 +28,7 @@ import keras
 from kerasattn.layers import (ConvMultiheadAttention, FoldSentences, LearnedPositionalEmbedding,
                               MaskedGlobalMaxPooling1D, ParallelConvAttention, TargetAttention,
                               UnfoldSentences)
-from kerasattn.models.hcan_presets import PRESETS
+from kerasattn.models.hcan_presets import FAMILY, PAPER, PRESETS
 from kerasattn.models.registry import Preset, register
 
 SELF_ATTENTIONS = (1, 2)
@@ -112,4 +112,5 @@ def paper_optimizer(learning_rate):
 
 
 for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, build_hcan, _spec, make_optimizer=paper_optimizer))
+    register(Preset.from_spec(_name, build_hcan, _spec, family=FAMILY, paper=PAPER,
+                              make_optimizer=paper_optimizer))

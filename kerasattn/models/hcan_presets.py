@@ -9,6 +9,10 @@ learns here; ``cpu`` holds what changes without a GPU). Why each default departs
 the paper, with the figures that chose it: ``docs/models/hcan.md``.
 """
 
+FAMILY = "hcan"
+PAPER = ("Gao et al. 2018, Hierarchical Convolutional Attention Networks for Text "
+         "Classification (HCAN)")
+
 PRESETS = {
     "can-1sa-maxpool": {
         "description": ("CAN (flat): one self-attention, max pooling, d=512, 8 heads (Gao et "

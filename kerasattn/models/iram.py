@@ -41,7 +41,7 @@ epochs):
 import keras
 
 from kerasattn.layers import CharNgramEmbedding, Highway, IterativeRecursiveAttention, Maxout
-from kerasattn.models.iram_presets import PRESETS
+from kerasattn.models.iram_presets import FAMILY, PAPER, PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -207,4 +207,5 @@ def paper_optimizer(learning_rate):
 _BUILDERS = {"iram-vanilla": build_iram, "iram-full": build_iram_full,
              "iram-baseline": build_iram}
 for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, _BUILDERS[_name], _spec, make_optimizer=paper_optimizer))
+    register(Preset.from_spec(_name, _BUILDERS[_name], _spec, family=FAMILY, paper=PAPER,
+                              make_optimizer=paper_optimizer))

@@ -9,6 +9,10 @@ learns here; ``cpu`` holds what changes without a GPU). Why each default departs
 the paper, with the figures that chose it: ``docs/models/iram.md``.
 """
 
+FAMILY = "iram"
+PAPER = ("Tutek & Šnajder 2018, Iterative Recursive Attention Model for Interpretable "
+         "Sequence Classification (IRAM)")
+
 PRESETS = {
     "iram-vanilla": {
         "description": ("IRAM vanilla (Tutek & Šnajder 2018): BiLSTM 400 + T=3 iterative "

@@ -60,6 +60,9 @@ class Preset:
             recipes a plain optimizer name cannot express.
         needs_vocabulary: the builder also takes ``vocabulary`` (the id ->
             token list), e.g. to derive character n-grams of each id.
+        family: the model family (``"sanet"``, ``"hcan"``, ``"iram"``, ``"transformer"``,
+            ``"baselines"``): its docs page is ``docs/models/FAMILY.md``.
+        paper: the paper the preset follows.
         recipes: its named recipes besides ``"paper"`` (the preset itself), as data:
             name -> ``{"description", "train", "model_options", "cpu"}``
             (:class:`kerasattn.recipes.Recipe`'s fields); ``"default"``, where
@@ -75,18 +78,23 @@ class Preset:
     description: str = ""
     make_optimizer: Callable | None = None
     needs_vocabulary: bool = False
+    family: str = ""
+    paper: str = ""
     recipes: dict = dataclasses.field(default_factory=dict)
 
     @classmethod
     def from_spec(cls, name, builder, spec, **extra):
         """The preset of a family's table entry (``kerasattn/models/*_presets.py``):
         ``description``, ``config``, ``train``, ``recipes`` and, where they apply,
-        ``kind``, ``hierarchical`` and ``needs_vocabulary``; ``extra``: the other
-        fields (``make_optimizer``)."""
+        ``kind``, ``hierarchical``, ``needs_vocabulary`` and ``paper`` (over the
+        family's); ``extra``: the other fields (``family``, ``paper``,
+        ``make_optimizer``)."""
         known = {"description", "config", "train", "recipes", "kind", "hierarchical",
-                 "needs_vocabulary"}
+                 "needs_vocabulary", "paper"}
         if set(spec) - known:
             raise ValueError(f"preset {name}: unknown entries {sorted(set(spec) - known)}")
+        if "paper" in spec:
+            extra = {**extra, "paper": spec["paper"]}
         return cls(name, builder, dict(spec.get("config", {})),
                    train_config=dict(spec.get("train", {})), kind=spec.get("kind", "keras"),
                    hierarchical=spec.get("hierarchical", False),
@@ -144,9 +152,27 @@ def unregister(name):
 
 
 def get_preset(name):
+    """The registered :class:`Preset` ``name``; ``ValueError`` (with the nearest name, if
+    one is near) for an unknown one."""
     if name not in _PRESETS:
-        raise ValueError(f"unknown model {name!r}; registered: {', '.join(names())}")
+        import difflib
+
+        close = difflib.get_close_matches(str(name), list(_PRESETS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown model {name!r}{hint}; registered: {', '.join(names())}")
     return _PRESETS[name]
+
+
+def describe(kind=None):
+    """Every registered preset (of ``kind``: ``"keras"``, ``"classical"``, or all) as
+    name -> ``{"family", "kind", "description", "paper", "hierarchical", "recipes"}``:
+    what ``TextClassifier.presets`` and ``kerasattn presets`` list."""
+    from kerasattn import recipes
+
+    return {name: {"family": p.family, "kind": p.kind, "description": p.description,
+                   "paper": p.paper, "hierarchical": p.hierarchical,
+                   "recipes": recipes.recipe_names(name)}
+            for name in names(kind) for p in [_PRESETS[name]]}
 
 
 def names(kind=None):

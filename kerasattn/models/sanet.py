@@ -17,7 +17,7 @@ import keras
 
 from kerasattn.layers import (FeedForwardBlock, MaskedGlobalMaxPooling1D, SelfAttentionBlock,
                               SinusoidalPositionalEncoding)
-from kerasattn.models.sanet_presets import PRESETS
+from kerasattn.models.sanet_presets import FAMILY, PAPER, PRESETS
 from kerasattn.models.registry import Preset, register
 from kerasattn.optimizers import GroupedSGD
 
@@ -77,4 +77,5 @@ def _recipe(learning_rate):
 
 
 for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, build_sanet, _spec, make_optimizer=_recipe))
+    register(Preset.from_spec(_name, build_sanet, _spec, family=FAMILY, paper=PAPER,
+                              make_optimizer=_recipe))

@@ -9,6 +9,9 @@ learns here; ``cpu`` holds what changes without a GPU). Why each default departs
 the paper, with the figures that chose it: ``docs/models/sanet.md``.
 """
 
+FAMILY = "sanet"
+PAPER = "Letarte et al. 2018, Importance of Self-Attention for Sentiment Analysis (SANet)"
+
 PRESETS = {
     "sanet-base": {
         "description": "SANet base: N=1, embedding 100, d=128",

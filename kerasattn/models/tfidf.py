@@ -27,7 +27,7 @@ from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from kerasattn.models.tfidf_presets import PRESETS
+from kerasattn.models.tfidf_presets import FAMILY, PAPER, PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -236,4 +236,5 @@ def build_lr(num_classes, C=1.0, max_iter=200, ngram_range=(1, 2), min_df=5, see
 
 
 for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, {"nb": build_nb, "lr": build_lr}[_name], _spec))
+    register(Preset.from_spec(_name, {"nb": build_nb, "lr": build_lr}[_name], _spec,
+                              family=FAMILY, paper=PAPER))

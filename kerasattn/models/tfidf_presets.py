@@ -8,6 +8,9 @@ learns here; ``cpu`` holds what changes without a GPU). Why each default departs
 the paper, with the figures that chose it: ``docs/models/baselines.md``.
 """
 
+FAMILY = "baselines"
+PAPER = "Gao et al. 2018, HCAN §4.2 (the classical baselines)"
+
 PRESETS = {
     "nb": {
         "description": "multinomial Naive Bayes on TF-IDF 1-2-grams, min df 5 (HCAN §4.2)",

@@ -26,7 +26,7 @@ import math
 import keras
 
 from kerasattn.layers import InterAttention, SinusoidalPositionalEncoding, TransformerEncoderBlock
-from kerasattn.models.transformer_presets import PRESETS
+from kerasattn.models.transformer_presets import FAMILY, PAPER, PRESETS
 from kerasattn.models.registry import Preset, register
 
 
@@ -70,4 +70,4 @@ def build_transformer(vocab_size, num_classes, num_layers=1, num_heads=2, embedd
 
 
 for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, build_transformer, _spec))
+    register(Preset.from_spec(_name, build_transformer, _spec, family=FAMILY, paper=PAPER))

@@ -9,6 +9,9 @@ learns here; ``cpu`` holds what changes without a GPU). Why each default departs
 the paper, with the figures that chose it: ``docs/models/transformer.md``.
 """
 
+FAMILY = "transformer"
+PAPER = "Hubli, Sentiment analysis using Transformer with attention mechanism"
+
 PRESETS = {
     "transformer": {
         "description": ("Transformer encoder (--layers 1-3, --heads 1/2/4/8) + inter-attention "
