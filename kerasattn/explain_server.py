@@ -177,24 +177,50 @@ def _flat_tokens(tokens, hierarchical):
 
 
 class ExplainService:
-    """One run's classifier and the computations behind ``/api/explain`` (thread-safe).
+    """One classifier and the computations behind ``/api/explain`` (thread-safe).
 
     Args:
-        run_dir: a Keras run directory of ``python -m training.train``.
+        source: what to explain: a :class:`kerasattn.TextClassifier` (in memory), the
+            path of one saved with ``save("x.keras")``, or a Keras run directory of
+            ``python -m training.train``.
+        name: what the page calls it (default: the run directory's or file's name, or
+            the classifier's).
     """
 
-    def __init__(self, run_dir):
+    def __init__(self, source, name=None):
         from kerasattn import runs
         from kerasattn.interpret import attention_layers
         from kerasattn.interpret.attributions import applicable_methods
         from kerasattn.tasks import TextClassifier
 
-        config_path = os.path.join(run_dir, runs.CONFIG)
-        if not os.path.isfile(config_path):
-            raise ValueError(f"{run_dir} is not a run directory (no {runs.CONFIG})")
-        self.run_dir = os.path.abspath(run_dir)
-        self.config = runs.read_json(config_path)
-        self.classifier = TextClassifier.from_run(run_dir, compile=False)
+        self.config = {}
+        if isinstance(source, TextClassifier):
+            if source.backbone is None:
+                raise ValueError("the classifier has not been fitted: nothing to explain")
+            self.classifier, default = source, source.name
+        elif isinstance(source, (str, os.PathLike)) and os.fspath(source).endswith(".keras"):
+            import keras
+
+            path = os.fspath(source)
+            if not os.path.isfile(path):
+                raise ValueError(f"{path}: no such file")
+            loaded = keras.saving.load_model(path)
+            if not isinstance(loaded, TextClassifier):
+                raise ValueError(f"{path} holds a {type(loaded).__name__}, not a "
+                                 "TextClassifier (save one with TextClassifier.save, or "
+                                 "give a run directory)")
+            self.classifier, default = loaded, os.path.basename(path)
+        else:
+            run_dir = os.fspath(source)
+            config_path = os.path.join(run_dir, runs.CONFIG)
+            if not os.path.isfile(config_path):
+                raise ValueError(f"{run_dir} is not a run directory (no {runs.CONFIG}), a "
+                                 ".keras file or a TextClassifier")
+            self.config = runs.read_json(config_path)
+            self.classifier = TextClassifier.from_run(run_dir, compile=False)
+            default = os.path.basename(os.path.abspath(run_dir).rstrip(os.sep))
+        self.name = name or default
+        self.model_name = self.config.get("model") or self.classifier.preset
         self.class_names = [str(c) for c in self.classifier.class_names]
         self.has_attention = bool(attention_layers(self.classifier.backbone))
         methods = applicable_methods(self.classifier)
@@ -206,8 +232,8 @@ class ExplainService:
     def info(self):
         """What the page shows about the run, and the server's limits."""
         return {
-            "run": os.path.basename(self.run_dir.rstrip(os.sep)),
-            "model": self.config.get("model"),
+            "run": self.name,
+            "model": self.model_name,
             "dataset": self.config.get("dataset"),
             "class_names": self.class_names,
             "hierarchical": bool(self.classifier.preprocessor.hierarchical),
@@ -270,7 +296,7 @@ class ExplainService:
                                     f"{attribution!r}")
         elif attribution not in self.attributions:
             raise RequestError(400, f"{attribution!r} does not apply to model "
-                                    f"{self.config.get('model')!r}")
+                                    f"{self.model_name!r}")
         delete_by = body.get("delete_by", "auto")
         if not isinstance(delete_by, str) or delete_by not in DELETE_BY:
             raise RequestError(400, f'"delete_by" must be one of {list(DELETE_BY)}, got '
@@ -278,10 +304,10 @@ class ExplainService:
         if delete_by == "auto":
             delete_by = "attention" if self.attention_ranking else "attribution"
         if delete_by == "attention" and not self.attention_ranking:
-            raise RequestError(400, f"model {self.config.get('model')!r} has no attention to "
+            raise RequestError(400, f"model {self.model_name!r} has no attention to "
                                     'rank words by: use "delete_by": "attribution"')
         if delete_by == "attribution" and attribution is None:
-            raise RequestError(400, f"model {self.config.get('model')!r} has no gradient "
+            raise RequestError(400, f"model {self.model_name!r} has no gradient "
                                     "attribution to rank words by")
         return {"texts": texts, "k": k, "attribution": attribution, "steps": steps,
                 "delete_by": delete_by}
@@ -588,23 +614,26 @@ class _ExplainServer6(ExplainServer):
     address_family = socket.AF_INET6
 
 
-def make_server(run_dir, host="127.0.0.1", port=DEFAULT_PORT, quiet=False):
-    """The (not yet serving) server of ``run_dir`` bound to ``host:port`` (0: a free port).
+def make_server(source, host="127.0.0.1", port=DEFAULT_PORT, quiet=False, name=None):
+    """The (not yet serving) server of ``source`` bound to ``host:port`` (0: a free port).
 
-    Loads the run's classifier first (raises ``ValueError`` for a directory that is
-    not a Keras run). Call ``serve_forever()`` on it (e.g. in a thread), then
-    ``shutdown()`` and ``server_close()``; ``server.url`` is its address.
+    ``source``: a :class:`kerasattn.TextClassifier`, a ``.keras`` file of one, or a Keras
+    run directory (:class:`ExplainService`; ``ValueError`` for anything else). Call
+    ``serve_forever()`` on it (e.g. in a thread), then ``shutdown()`` and
+    ``server_close()``; ``server.url`` is its address.
     """
-    service = ExplainService(run_dir)
+    service = ExplainService(source, name=name)
     cls = _ExplainServer6 if ":" in host else ExplainServer
     return cls((host, int(port)), service, quiet=quiet)
 
 
-def serve(run_dir, host="127.0.0.1", port=DEFAULT_PORT, quiet=False):
-    """Serve ``run_dir``'s explanation page until interrupted (Ctrl-C); returns 0."""
-    server = make_server(run_dir, host, port, quiet=quiet)
+def serve(source, host="127.0.0.1", port=DEFAULT_PORT, quiet=False, name=None):
+    """Serve the explanation page of ``source`` (as :func:`make_server`) until
+    interrupted (Ctrl-C); returns 0."""
+    server = make_server(source, host, port, quiet=quiet, name=name)
     info = server.service.info
-    print(f"serving {info['model']} ({info['run']}, dataset {info['dataset']}) at "
+    dataset = f", dataset {info['dataset']}" if info["dataset"] else ""
+    print(f"serving {info['model']} ({info['run']}{dataset}) at "
           f"{server.url}  (Ctrl-C to stop)", flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: bound to {host}: anyone who can reach this machine can use the "

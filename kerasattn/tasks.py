@@ -605,8 +605,12 @@ class TextClassifier(keras.Model):
         if self.backbone is None:
             raise ValueError("nothing to explain: the classifier has not been fitted")
         pre = self.preprocessor.text_preprocessor
+        names = list(self.class_names) if self.class_names is not None else None
         if attention_layers(self.backbone):
-            return extract_attention(self.backbone, texts, pre, batch_size=batch_size)
+            found = extract_attention(self.backbone, texts, pre, batch_size=batch_size)
+            for explanation in found:
+                explanation.class_names = names
+            return found
         probs = self.predict(texts, batch_size=batch_size, verbose=0)
         tokens = pre.tokenize(tf.constant(texts, tf.string, shape=[len(texts)])).to_list()
 
@@ -614,7 +618,8 @@ class TextClassifier(keras.Model):
             return t.decode("utf-8") if isinstance(t, bytes) else [decode(x) for x in t]
 
         return [Explanation(tokens=decode(t), probabilities=p, attention={}, axes={},
-                            hierarchical=pre.hierarchical) for t, p in zip(tokens, probs)]
+                            hierarchical=pre.hierarchical, class_names=names)
+                for t, p in zip(tokens, probs)]
 
     def attribute(self, texts, method="integrated_gradients", **kwargs):
         """One score per token of each text by ``method`` (``"integrated_gradients"``,
@@ -629,8 +634,12 @@ class TextClassifier(keras.Model):
             raise ValueError("attribute takes a list of texts")
         if self.backbone is None:
             raise ValueError("nothing to attribute: the classifier has not been fitted")
-        return explain_tokens(self.backbone, texts, self.preprocessor.text_preprocessor,
-                              method=method, **kwargs)
+        found = explain_tokens(self.backbone, texts, self.preprocessor.text_preprocessor,
+                               method=method, **kwargs)
+        for attribution in found:
+            attribution.class_names = (list(self.class_names) if self.class_names is not None
+                                       else None)
+        return found
 
     # -- persistence --------------------------------------------------------------
     def export(self, path, max_length=None):

@@ -170,6 +170,14 @@ def test_explain_gives_the_attention_of_extract_attention(fitted):
     hier = fitted["hcan-2sa-target"]["clf"].explain(["good film . bad plot"])[0]
     assert hier.hierarchical and [s[:2] for s in hier.tokens] == [["good", "film"],
                                                                    ["bad", "plot"]]
+    # in a notebook: coloured words, the prediction by its class name
+    names = list(clf.class_names)
+    assert ours[0].class_names == names
+    label = names[int(np.argmax(ours[0].probabilities))]
+    assert f"prediction: {label} (" in ours[0]._repr_html_()
+    attribution = clf.attribute(TEXTS[:1], method="gradient_x_input")[0]
+    assert attribution.class_names == names and "title='" in attribution._repr_html_()
+    assert "prediction:" in hier._repr_html_()
 
 
 def test_the_preset_recipe_is_the_compile_default(fitted):

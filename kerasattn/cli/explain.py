@@ -43,7 +43,9 @@ ATTRIBUTIONS = ("integrated_gradients", "gradient_x_input", "leave_one_out", "at
 def build_parser():
     p = ArgumentParser(prog="kerasattn explain", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--run", required=True, help="the run directory (of any Keras model)")
+    p.add_argument("--run", required=True,
+                   help="the run directory (of any Keras model); with --serve also a "
+                        "TextClassifier saved as a .keras file")
     p.add_argument("--text", action="append", default=[], help="a text to explain (repeatable)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
     p.add_argument("--output", help="the HTML file to write (required unless --serve)")
@@ -99,8 +101,10 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     from kerasattn import runs
 
-    if not os.path.exists(os.path.join(args.run, runs.CONFIG)):
-        return _error(f"{args.run} is not a run directory (no {runs.CONFIG})")
+    saved = args.serve and args.run.endswith(".keras") and os.path.isfile(args.run)
+    if not saved and not os.path.exists(os.path.join(args.run, runs.CONFIG)):
+        return _error(f"{args.run} is not a run directory (no {runs.CONFIG})"
+                      + ("" if args.serve else "; --serve also takes a .keras file"))
     if args.serve:
         if args.output or args.text or args.input:
             return _error("--serve takes its texts from the page: drop --output, --text "

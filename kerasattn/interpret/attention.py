@@ -196,6 +196,11 @@ class Explanation:
             run over the sentences.
         axes: layer name -> the axis names of its weights.
         hierarchical: whether ``tokens`` is a list of sentences.
+        class_names: the label of each class, where known (``TextClassifier.explain``
+            sets them); the HTML view names the prediction with them.
+
+    In a notebook an explanation shows itself as coloured words (``_repr_html_``:
+    :func:`kerasattn.interpret.plots.explanation_html`).
     """
 
     tokens: list
@@ -203,10 +208,16 @@ class Explanation:
     attention: dict
     axes: dict
     hierarchical: bool = False
+    class_names: list = None
 
     @property
     def label(self):
         return int(np.argmax(self.probabilities))
+
+    def _repr_html_(self):
+        from kerasattn.interpret.plots import explanation_html
+
+        return explanation_html(self)
 
 
 def _trim(weights, axes, n, sentences=None):

@@ -90,6 +90,11 @@ class TokenAttribution:
         hierarchical: whether ``tokens`` is a list of sentences.
         extras: what the method adds (integrated gradients: the baseline's
             probability and the completeness gap; rollout: the attention scores).
+        class_names: the label of each class, where known (``TextClassifier.attribute``
+            sets them).
+
+    In a notebook an attribution shows itself as words coloured by their scores
+    (``_repr_html_``: :func:`kerasattn.interpret.plots.attribution_html`).
     """
 
     tokens: list
@@ -100,6 +105,12 @@ class TokenAttribution:
     ids: list
     hierarchical: bool = False
     extras: dict = dataclasses.field(default_factory=dict)
+    class_names: list = None
+
+    def _repr_html_(self):
+        from kerasattn.interpret.plots import attribution_html
+
+        return attribution_html(self)
 
     @property
     def label(self):

@@ -395,14 +395,70 @@ def _attention_lines(ex):
     return parts
 
 
-def attention_html(explanations, path, class_names=None, title="Attention", images=None,
+def _document_parts(d, ex, names, attribution=None, images=()):
+    """The HTML of one document: prediction, probabilities, attention (and attribution)."""
+    probs = np.asarray(ex.probabilities, dtype=np.float64)
+    names = names or [str(i) for i in range(len(probs))]
+    label = int(np.argmax(probs))
+    parts = [f"<div class='doc' id='doc-{d}'>",
+             f"<div class='pred'>prediction: {html.escape(str(names[label]))} "
+             f"({probs[label]:.1%})</div><div class='probs'>"
+             + ", ".join(f"{html.escape(str(n))} {p:.3f}" for n, p in zip(names, probs))
+             + "</div>"]
+    if not ex.tokens:
+        parts.append("<p><em>(empty text: no words)</em></p>")
+    if attribution is None:
+        parts.extend(_attention_lines(ex))
+    elif ex.tokens:
+        attention = _attention_lines(ex) or [
+            "<p class='note'>(this model has no attention layer)</p>"]
+        parts.append("<div class='panels'><div class='panel attention-panel'>"
+                     "<div class='panel-title'>attention</div>")
+        parts.extend(attention)
+        parts.append("</div><div class='panel attribution-panel'>")
+        parts.extend(_attribution_lines(attribution, names))
+        parts.append("</div></div>")
+    for image in images or ():
+        parts.append(f"<img src='{html.escape(image)}' alt='attention heatmap'>")
+    parts.append("</div>")
+    return parts
+
+
+def _scoped_style():
+    """:data:`_STYLE` for a fragment inside another page (a notebook): the body rule
+    becomes the fragment's own."""
+    return _STYLE.replace("body {", ".kerasattn-explanation {", 1)
+
+
+def explanation_html(explanation, class_names=None, attribution=None):
+    """One document's colour map as an HTML fragment (its own styles inside): what a
+    notebook shows for an :class:`~kerasattn.interpret.Explanation` (``_repr_html_``)."""
+    names = class_names or getattr(explanation, "class_names", None)
+    return (f"<div class='kerasattn-explanation'><style>{_scoped_style()}</style>"
+            + "".join(_document_parts(0, explanation, names, attribution)) + "</div>")
+
+
+def attribution_html(attribution, class_names=None):
+    """One document's token scores as an HTML fragment (diverging colours: green for
+    the explained class, purple against it): a notebook's view of a
+    :class:`~kerasattn.interpret.TokenAttribution` (``_repr_html_``)."""
+    names = class_names or getattr(attribution, "class_names", None)
+    probs = np.asarray(attribution.probabilities, dtype=np.float64)
+    names = names or [str(i) for i in range(len(probs))]
+    return (f"<div class='kerasattn-explanation'><style>{_scoped_style()}</style>"
+            "<div class='doc'>" + "".join(_attribution_lines(attribution, names))
+            + "</div></div>")
+
+
+def attention_html(explanations, path=None, class_names=None, title="Attention", images=None,
                    attributions=None):
-    """Write the colour-map page.
+    """The colour-map page: written to ``path`` (returned), or, with ``path=None``,
+    returned as a string.
 
     Args:
         explanations: :class:`~kerasattn.interpret.attention.Explanation` objects
             (a model without attention: with an empty ``attention``).
-        path: the ``.html`` file to write.
+        path: the ``.html`` file to write (None: return the page instead).
         class_names: label names (default: the class index).
         title: the page title.
         images: optional list (one per document) of lists of image paths to
@@ -440,33 +496,14 @@ def attention_html(explanations, path, class_names=None, title="Attention", imag
              f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
              legend]
     for d, ex in enumerate(explanations):
-        probs = np.asarray(ex.probabilities, dtype=np.float64)
-        names = class_names or [str(i) for i in range(len(probs))]
-        label = int(np.argmax(probs))
-        parts.append(f"<div class='doc' id='doc-{d}'>")
-        parts.append(f"<div class='pred'>prediction: {html.escape(str(names[label]))} "
-                     f"({probs[label]:.1%})</div><div class='probs'>"
-                     + ", ".join(f"{html.escape(str(n))} {p:.3f}" for n, p in zip(names, probs))
-                     + "</div>")
-        if not ex.tokens:
-            parts.append("<p><em>(empty text: no words)</em></p>")
         attribution = attributions[d] if attributions is not None else None
-        if attribution is None:
-            parts.extend(_attention_lines(ex))
-        elif ex.tokens:
-            attention = _attention_lines(ex) or [
-                "<p class='note'>(this model has no attention layer)</p>"]
-            parts.append("<div class='panels'><div class='panel attention-panel'>"
-                         "<div class='panel-title'>attention</div>")
-            parts.extend(attention)
-            parts.append("</div><div class='panel attribution-panel'>")
-            parts.extend(_attribution_lines(attribution, names))
-            parts.append("</div></div>")
-        for image in (images[d] if images else []):
-            parts.append(f"<img src='{html.escape(image)}' alt='attention heatmap'>")
-        parts.append("</div>")
+        parts.extend(_document_parts(d, ex, class_names, attribution,
+                                     images[d] if images else ()))
     parts.append("</body></html>")
+    page = "\n".join(parts)
+    if path is None:
+        return page
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(parts))
+        fh.write(page)
     return path

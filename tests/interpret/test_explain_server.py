@@ -355,6 +355,38 @@ def test_unknown_paths_and_path_traversal_get_404(servers, path):
 def test_make_server_refuses_what_is_not_a_run(tmp_path):
     with pytest.raises(ValueError, match="not a run directory"):
         make_server(str(tmp_path), port=0)
+    with pytest.raises(ValueError, match="no such file"):
+        make_server(str(tmp_path / "missing.keras"), port=0)
+
+
+def test_a_classifier_in_memory_or_saved_is_served_like_its_run(runs, tmp_path):
+    """make_server takes a TextClassifier, or its .keras file, as well as a run
+    directory: the same explanations, named by what was given."""
+    from kerasattn import TextClassifier
+
+    clf = TextClassifier.from_run(runs["sanet-base"], compile=False)
+    path = str(tmp_path / "sanet.keras")
+    clf.save(path)
+    expected = None
+    for source, name in ((runs["sanet-base"], "sanet-base"), (clf, "my-sanet"),
+                         (path, "sanet.keras")):
+        server = make_server(source, port=0, quiet=True,
+                             name="my-sanet" if source is clf else None)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            status, _, page = request(server, "GET", "/")
+            assert status == 200 and name in page and "sanet-base" in page
+            data = explain(server, TEXTS[:2])
+        finally:
+            server.shutdown()
+            server.server_close()
+        probabilities = [r["probabilities"] for r in data["results"]]
+        if expected is None:
+            expected = probabilities
+        np.testing.assert_allclose(probabilities, expected, atol=1e-5)
+    untrained = TextClassifier.from_preset("mlp", num_classes=2)
+    with pytest.raises(ValueError, match="not been fitted"):
+        make_server(untrained, port=0)
 
 
 def test_the_command_line_serves_with_port_and_host(runs, monkeypatch, capsys):

@@ -49,3 +49,31 @@ def test_html_colours_words_by_received_attention_and_escapes_them(tmp_path):
     assert spans[1][0] == "rgba(220, 38, 38, 0.900)"  # the most attended word: full colour
     assert spans[2][0] == "transparent"
     assert "empty text" in page and "<img src='x.png'" in page
+    # without a path: the same page as a string, nothing written
+    assert attention_html([ex, empty], None, ["neg", "pos"], images=[["x.png"], []]) == page
+
+
+def test_explanations_and_attributions_show_themselves_in_a_notebook():
+    from kerasattn.interpret import TokenAttribution
+
+    a = np.array([[0.0, 1.0], [0.0, 1.0]])
+    ex = Explanation(tokens=["dull", "<i>film"], probabilities=np.array([0.9, 0.1]),
+                     attention={"block": a}, axes={"block": ("query", "key")},
+                     class_names=["neg", "pos"])
+    fragment = ex._repr_html_()
+    assert fragment.startswith("<div class='kerasattn-explanation'><style>")
+    assert "<html" not in fragment and "body {" not in fragment  # a fragment, styles scoped
+    assert "prediction: neg (90.0%)" in fragment and "&lt;i&gt;film" in fragment
+    spans = re.findall(r"background:([^']+)' title='([0-9.]+)'>([^<]+)</span>", fragment)
+    assert [(c, w) for c, _, w in spans] == [("transparent", "dull"),
+                                             ("rgba(220, 38, 38, 0.900)", "&lt;i&gt;film")]
+    unnamed = Explanation(tokens=["a"], probabilities=np.array([0.3, 0.7]),
+                          attention={}, axes={})
+    assert "prediction: 1 (70.0%)" in unnamed._repr_html_()
+    scores = TokenAttribution(tokens=["dull", "film"], scores=np.array([-0.5, 0.25]),
+                              probabilities=np.array([0.9, 0.1]), target=0,
+                              method="integrated_gradients", ids=[5, 6],
+                              class_names=["neg", "pos"])
+    fragment = scores._repr_html_()
+    assert "dull" in fragment and "film" in fragment and "neg" in fragment
+    assert fragment.count("title='") >= 2 and "-0.5000" in fragment
