@@ -351,6 +351,17 @@ def public_modules():
             yield info.name
 
 
+def test_the_api_reference_links_what_the_docstrings_name(site):
+    """The docstrings' Sphinx roles render as cross-references (docs/_hooks/sphinx_roles.py),
+    never as raw ``:class:`...``` text."""
+    html = "".join(p.read_text(encoding="utf-8") for p in (site / "reference").rglob("*.html"))
+    raw = re.findall(r":(?:class|func|mod|meth|data|attr|exc):`[^`]*`", html)
+    assert not raw, raw[:5]
+    training = (site / "reference" / "training" / "index.html").read_text(encoding="utf-8")
+    # :class:`RunConfig` in kerasattn.training.trainer's docstring: a link to its entry
+    assert 'href="#kerasattn.training.config.RunConfig"' in training
+
+
 def test_the_api_reference_covers_every_module(site):
     html = "".join(p.read_text(encoding="utf-8") for p in (site / "reference").rglob("*.html"))
     # a sub-package the hook renders whole (kerasattn.data.datasets: the names it exports)
@@ -513,3 +524,23 @@ def test_the_changelog_has_the_first_release():
     for feature in ("SANet", "HCAN", "IRAM", "Transformer", "TextClassifier", "SavedModel",
                     "faithfulness"):
         assert feature in text, feature
+
+
+def _requirements(path):
+    """Package names a requirements file installs, its ``-r`` includes followed."""
+    names = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("-r "):
+            names |= _requirements(path.parent / line[3:].strip())
+        elif line:
+            names.add(re.split(r"[<>=\[ ;]", line, maxsplit=1)[0].lower())
+    return names
+
+
+def test_the_docs_requirements_install_what_the_build_imports():
+    """``pip install -r requirements-docs.txt && mkdocs serve`` works as the docs say:
+    the CLI hook imports the commands (Keras, TensorFlow), mkdocstrings renders."""
+    names = _requirements(ROOT / "requirements-docs.txt")
+    assert {"keras", "tensorflow", "mkdocs", "mkdocstrings", "mkdocs-material"} <= names
+    assert "griffelib" in names or "griffe" in names

@@ -260,3 +260,29 @@ def test_the_console_command_and_python_m_training_write_equal_run_directories(t
     for timing in ("train_seconds", "train_examples_per_second"):
         ma.pop(timing), mb.pop(timing)
     assert ma == mb
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_is_plain_text_without_docstring_markup(command, capsys):
+    """``--help`` shows the commands' docstrings as a terminal reads them: no double
+    backticks, no Sphinx roles."""
+    import re
+
+    argv = [command, *(["fit"] if command == "portable" else []), "--help"]
+    with pytest.raises(SystemExit) as done:
+        cli.main(argv)
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: kerasattn") and "``" not in out
+    assert not re.search(r":(class|func|mod|meth|data|attr|exc):`", out), out
+    if command == "portable":
+        assert cli.main(["portable", "--help"]) == 0
+        assert "``" not in capsys.readouterr().out
+
+
+def test_plain_reads_docstring_markup_as_sphinx_shows_it():
+    from kerasattn.cli.parsing import plain
+
+    assert plain("see :mod:`kerasattn.export`, :class:`~kerasattn.tasks.TextClassifier` "
+                 "and ``--run DIR``") == "see kerasattn.export, TextClassifier and --run DIR"
+    assert plain("no markup: a `single` tick stays") == "no markup: a `single` tick stays"

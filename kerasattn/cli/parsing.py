@@ -1,6 +1,17 @@
 """The command line's argument parser: argparse's, with bad input as one line."""
 
 import argparse
+import re
+
+_LITERAL = re.compile(r"``([^`]+)``")
+_ROLE = re.compile(r":(?:py:)?[a-z]+:`(~?)([^`]+)`")
+
+
+def plain(text):
+    """Docstring markup as a terminal shows text: double backticks dropped, a Sphinx role
+    reduced to the name it names (as Sphinx shows it: ``~`` keeps the last part)."""
+    return _LITERAL.sub(r"\1", _ROLE.sub(
+        lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2), text))
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -12,6 +23,10 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+    def format_help(self):
+        """argparse's help, its text (the commands' docstrings) without their markup."""
+        return plain(super().format_help())
 
 
 def output_file_error(path, overwrite=False, flag="--output"):

@@ -17,7 +17,7 @@ directory as ``training.train`` does. ``prepare --jobs FILE`` prepares one run a
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser
+from kerasattn.cli.parsing import ArgumentParser, plain
 
 BUCKET_STEP = 64  # kerasattn.training.prepared.BUCKET_STEP (not imported: --help stays fast)
 
@@ -47,10 +47,10 @@ def build_fit_parser():
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv in (["--help"], ["-h"]):
-        print(__doc__)
+        print(plain(__doc__))
         return 0
     if not argv or argv[0] not in ("prepare", "fit"):
-        print(__doc__)
+        print(plain(__doc__))
         return 2
     if argv[0] == "prepare":
         from kerasattn.data.datasets import DatasetError

@@ -61,11 +61,8 @@ def _texts(args):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="kerasattn predict", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    # kerasattn.cli.parsing.ArgumentParser's one error line, written here because this
-    # module imports nothing of the package
-    p.error = lambda message: p.exit(2, f"error: {message} (see '{p.prog} --help')\n")
+    p = parsing.ArgumentParser(prog="kerasattn predict", description=__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model-dir", required=True, help="an exported SavedModel (NAME/VERSION)")
     p.add_argument("texts", nargs="*", help="texts to classify ('-' reads stdin)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")

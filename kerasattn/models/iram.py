@@ -117,7 +117,8 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
                     maxout_layers=2, embedding_dropout=0.1, dropout=0.1, init_stddev=0.01,
                     embedding_stddev=1.0, lstm_init="keras", highway_gate="transform",
                     summary_gate=None, highway_layers=2, name="iram-full"):
-    """Build IRAM with the full encoder of §3.4.
+    """Build IRAM with the full encoder of §3.4 (the arguments not listed here are
+    :func:`build_iram`'s).
 
     Args:
         vocabulary: the id -> token list that fixes each id's character
@@ -136,7 +137,6 @@ def build_iram_full(vocab_size, num_classes, vocabulary=None, embedding_dim=300,
             (:class:`IterativeRecursiveAttention`), ``"transform"`` or
             ``"carry"``; ``None`` (default) takes ``highway_gate``, which
             then sets the embedding and query highways alone.
-        The other arguments are :func:`build_iram`'s.
     """
     if context_layers < 1 or query_layers < 0:
         raise ValueError(f"context_layers must be >= 1 and query_layers >= 0, got "
