@@ -166,10 +166,11 @@ class Recipe:
     tables in ``kerasattn/models/*_presets.py``, and :func:`departs_from_paper`). Other
     names are registered with :func:`register_recipe`.
 
-    ``cpu`` holds what changes where no GPU is present (``{"train": {...},
-    "model_options": {...}}``, over the rest): a recipe sized for where it runs.
-    :func:`get_recipe` applies it for ``device="cpu"``; the run's ``config.json``
-    records the settings it ended with.
+    A recipe is the same on every machine: ``TextClassifier.from_preset(name)`` builds
+    one architecture everywhere. A preset too large for a CPU has a ``"cpu"`` recipe (the
+    IRAM presets: LSTM 200 per direction, batch 64), which the command line picks on a
+    machine without a GPU when no ``--recipe`` is given (:func:`for_device`), saying so
+    in one log line.
     """
 
     preset: str
@@ -177,19 +178,6 @@ class Recipe:
     train: dict = dataclasses.field(default_factory=dict)
     model_options: dict = dataclasses.field(default_factory=dict)
     description: str = ""
-    cpu: dict = dataclasses.field(default_factory=dict)
-
-    def on(self, device):
-        """This recipe as it runs on ``device`` (``"cpu"`` or ``"gpu"``): the ``cpu``
-        changes applied on a CPU; the returned recipe has none left."""
-        if device not in DEVICES:
-            raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
-        if device == "gpu" or not self.cpu:
-            return dataclasses.replace(self, cpu={})
-        return dataclasses.replace(
-            self, train={**self.train, **self.cpu.get("train", {})},
-            model_options={**self.model_options, **self.cpu.get("model_options", {})},
-            cpu={})
 
     def arguments(self):
         """The recipe as ``training.train`` flags (for tables and READMEs)."""
@@ -208,15 +196,26 @@ class Recipe:
 
 
 _RECIPES: dict = {}
-PAPER, DEFAULT = "paper", "default"
+PAPER, DEFAULT, CPU = "paper", "default", "cpu"
 DEVICES = ("cpu", "gpu")
 
 
 def current_device():
-    """``"gpu"`` when TensorFlow sees a GPU, else ``"cpu"``: where a recipe is sized for."""
+    """``"gpu"`` when TensorFlow sees a GPU, else ``"cpu"``."""
     from kerasattn._quiet import physical_gpus
 
     return "gpu" if physical_gpus() else "cpu"
+
+
+def for_device(preset, device="auto"):
+    """The recipe the command line trains ``preset`` with when none is named: ``"cpu"``
+    on a machine without a GPU (``device``: ``"cpu"``, ``"gpu"`` or ``"auto"``, the one
+    TensorFlow sees) for a preset that has one, else ``"default"``."""
+    if device not in (*DEVICES, "auto"):
+        raise ValueError(f"device must be one of cpu, gpu, auto, got {device!r}")
+    if CPU not in _recipes_of(preset):
+        return DEFAULT
+    return CPU if (current_device() if device == "auto" else device) == "cpu" else DEFAULT
 
 
 def register_recipe(recipe):
@@ -228,7 +227,7 @@ def register_recipe(recipe):
     preset = models.get_preset(recipe.preset)
     if recipe.name == PAPER:
         raise ValueError(f"{PAPER!r} is every preset's own defaults; it cannot be registered")
-    preset.check_recipe(recipe.name, recipe.train, recipe.model_options, recipe.cpu)
+    preset.check_recipe(recipe.name, recipe.train, recipe.model_options)
     _RECIPES[(recipe.preset, recipe.name)] = recipe
     return recipe
 
@@ -255,25 +254,17 @@ def departs_from_paper(preset):
     return DEFAULT in _recipes_of(preset)
 
 
-def get_recipe(preset, name=DEFAULT, device=None):
+def get_recipe(preset, name=DEFAULT):
     """The recipe ``name`` of ``preset`` (``"paper"``: the preset's own defaults;
-    ``"default"``: the paper's unless the preset has one of its own).
-
-    ``device``: ``None`` gives the recipe as registered (its ``cpu`` changes not
-    applied); ``"cpu"`` or ``"gpu"`` gives it sized for that device
-    (:meth:`Recipe.on`); ``"auto"`` for the device TensorFlow sees
-    (:func:`current_device`)."""
+    ``"default"``: the paper's unless the preset has one of its own), the same on every
+    machine."""
     known = _recipes_of(preset)
     if name == PAPER or (name == DEFAULT and DEFAULT not in known):
-        recipe = Recipe(preset, name, description="the preset's defaults, as in its paper")
-    elif name not in known:
+        return Recipe(preset, name, description="the preset's defaults, as in its paper")
+    if name not in known:
         raise ValueError(f"{preset} has no recipe {name!r}; its recipes are "
                          f"{', '.join(recipe_names(preset))}")
-    else:
-        recipe = known[name]
-    if device is None:
-        return recipe
-    return recipe.on(current_device() if device == "auto" else device)
+    return known[name]
 
 
 def _ensure_builtin():

@@ -202,8 +202,8 @@ class TextClassifier(keras.Model):
         self.preset = preset
         self._spec = spec
         self.recipe = recipe
-        chosen = recipes.get_recipe(preset, recipe, device="auto")
-        # the recipe's settings (sized for this machine) over the preset's training defaults
+        chosen = recipes.get_recipe(preset, recipe)
+        # the recipe's settings (the same on every machine) over the training defaults
         self._settings = {**spec.training_defaults(), **chosen.train}
         self.model_options = {**chosen.model_options, **(model_options or {})}
         unknown = sorted(set(self.model_options) - set(spec.model_config))
@@ -272,7 +272,8 @@ class TextClassifier(keras.Model):
             vocabulary: an id -> token list to start from (else ``fit`` adapts one).
             recipe: one of the preset's named recipes (``kerasattn.recipes.recipe_names``):
                 its optimizer, learning rate, batch size, epochs, text options and model
-                options become the defaults.
+                options become the defaults. The same on every machine: a preset too
+                large for a CPU has ``recipe="cpu"`` (the IRAM presets) to ask for.
             compile: apply the recipe (``compile()`` with its defaults).
             embeddings: a GloVe-format file to start the embedding layer from (its
                 vector size must be the model's ``embedding_dim``).
@@ -286,7 +287,7 @@ class TextClassifier(keras.Model):
         spec = models.get_preset(preset)
         pre = None
         if vocabulary is not None:
-            settings = recipes.get_recipe(preset, recipe, device="auto").train
+            settings = recipes.get_recipe(preset, recipe).train
             pre = TextClassifierPreprocessor(vocabulary=vocabulary,
                                              **recipes.preprocessor_options(spec, **settings))
         clf = cls(preset, num_classes=num_classes, class_names=class_names, preprocessor=pre,

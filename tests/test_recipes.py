@@ -23,7 +23,7 @@ def test_the_help_names_the_presets_whose_default_is_the_papers(capsys):
     assert same == ["bilstm", "cnn", "lr", "mlp", "nb", "transformer"]
     for name in models.names():
         default, paper = recipes.get_recipe(name), recipes.get_recipe(name, "paper")
-        changes = {**default.train, **default.model_options, **default.cpu}
+        changes = {**default.train, **default.model_options}
         assert bool(changes) == recipes.departs_from_paper(name), name
         assert paper.train == paper.model_options == {}
     with pytest.raises(SystemExit):
@@ -31,7 +31,8 @@ def test_the_help_names_the_presets_whose_default_is_the_papers(capsys):
     # argparse wraps at the terminal's width, also after a hyphen
     text = " ".join(capsys.readouterr().out.split()).replace("- ", "-")
     assert "the paper's for bilstm, cnn, lr, mlp, nb, transformer and chosen" in text
-    assert "(iram-baseline, iram-full, iram-vanilla smaller without a GPU)" in text
+    assert ("cpu = the default sized for a machine without a GPU (iram-baseline, iram-full, "
+            "iram-vanilla), taken there when no recipe is named") in text
 
 
 def test_the_paper_recipe_is_the_preset_and_the_default_what_learns():
@@ -146,50 +147,55 @@ def test_a_registered_recipe_is_used_by_name(monkeypatch):
         "--batch-size", "8", "--model-option", "filters=7"]
 
 
-def test_a_recipe_sized_for_the_cpu_applies_only_there():
-    cpu = RunConfig.create("iram-full", "sst2", device="cpu")
-    gpu = RunConfig.create("iram-full", "sst2", device="gpu")
-    assert (cpu.sized_for, cpu.model_config["units"], cpu.train.batch_size,
-            cpu.train.epochs) == ("cpu", 200, 64, 10)
-    assert (gpu.sized_for, gpu.model_config["units"], gpu.train.batch_size,
-            gpu.train.epochs) == ("gpu", 400, 32, 10)
-    assert gpu.train == RunConfig.create("iram-full", "sst2", recipe="paper").train
-    # flags still win, and the paper recipe is the paper's everywhere
-    flagged = RunConfig.create("iram-full", "sst2", device="cpu", batch_size=16,
+def test_one_model_per_call_and_the_cpu_recipe_is_named():
+    """A recipe is the same on every machine; the IRAM presets' CPU size is the named
+    recipe "cpu", which the command line takes without a GPU when no --recipe is named."""
+    from kerasattn import TextClassifier
+    from kerasattn.cli import train
+
+    default = RunConfig.create("iram-full", "sst2")
+    assert (default.recipe, default.sized_for, default.model_config["units"],
+            default.train.batch_size) == ("default", None, 400, 32)
+    assert RunConfig.create("iram-full", "sst2", device="cpu") == default  # named: as named
+    cpu = RunConfig.create("iram-full", "sst2", recipe=None, device="cpu")
+    gpu = RunConfig.create("iram-full", "sst2", recipe=None, device="gpu")
+    assert (cpu.recipe, cpu.sized_for, cpu.model_config["units"], cpu.train.batch_size,
+            cpu.train.epochs) == ("cpu", "cpu", 200, 64, 10)
+    assert gpu == default
+    assert cpu.model_config["highway_layers"] == 0  # the default's other options kept
+    # the LSTM-only pair at twice the paper's rate for twice its batch on a CPU
+    vanilla = RunConfig.create("iram-vanilla", "sst2", recipe="cpu")
+    assert (vanilla.train.learning_rate, vanilla.model_config["units"]) == (6e-4, 200)
+    # flags still win; the paper recipe is the paper's everywhere
+    flagged = RunConfig.create("iram-full", "sst2", recipe=None, device="cpu", batch_size=16,
                                model_options={"units": 300})
     assert (flagged.model_config["units"], flagged.train.batch_size) == (300, 16)
-    paper = RunConfig.create("iram-full", "sst2", recipe="paper", device="cpu")
-    assert paper.sized_for is None and paper.model_config["units"] == 400
-    # a recipe without CPU changes records no device
-    assert RunConfig.create("cnn", "sst2", device="cpu").sized_for is None
-    # auto: the device TensorFlow sees (no GPU in this suite's machines -> cpu)
-    auto = RunConfig.create("iram-full", "sst2")
-    assert auto.sized_for == recipes.current_device()
-    assert not cpu.same_run(gpu.to_json()) and cpu.same_run(cpu.to_json())
-    recipe = recipes.get_recipe("iram-vanilla", device="cpu")
-    assert recipe.cpu == {} and recipe.model_options == {"embedding_stddev": 0.1,
-                                                        "init_stddev": 0.05, "units": 200}
-    # the IRAM presets keep the GPU's ten epochs on a CPU; the LSTM-only pair at twice the
-    # paper's rate for twice its batch, iram-full at the paper's rate
-    assert recipe.train == {"batch_size": 64, "epochs": 10, "learning_rate": 6e-4}
-    assert cpu.train.learning_rate == 3e-4
-    # the log's line: what the CPU changed, and what a GPU takes where it differs
-    assert cpu.recipe_summary() == ("batch_size=64, epochs=10, units=200 "
-                                    "(on a GPU: batch_size=32, units=400)")
-    assert flagged.recipe_summary() == ("batch_size=16, epochs=10, units=300 "
-                                        "(on a GPU: batch_size=32, units=400)")
-    assert gpu.recipe_summary() == "batch_size=32, epochs=10, units=400"
-    assert RunConfig.create("iram-vanilla", "sst2", device="gpu").train.learning_rate == 3e-4
-    assert recipes.get_recipe("iram-vanilla").cpu  # as registered
+    assert RunConfig.create("iram-full", "sst2", recipe="paper").model_config["units"] == 400
+    # a preset without a CPU recipe takes its default on any machine
+    assert RunConfig.create("cnn", "sst2", recipe=None, device="cpu").recipe == "default"
+    assert recipes.for_device("cnn", "cpu") == "default"
+    assert recipes.for_device("iram-vanilla", "gpu") == "default"
     with pytest.raises(ValueError, match="device must be"):
-        recipes.get_recipe("iram-vanilla").on("tpu")
+        recipes.for_device("iram-vanilla", "tpu")
+    # the log's line: what the CPU recipe changes from the default
+    assert cpu.recipe_summary() == ("batch_size=64 (default 32), units=200 (default 400)")
+    # the command line: no --recipe, the machine's (this suite's machines have no GPU)
+    argv = ["--model", "iram-full", "--dataset", "sst2"]
+    assert train.config_of(argv).recipe == recipes.for_device("iram-full")
+    assert train.config_of([*argv, "--recipe", "default"]).model_config["units"] == 400
+    # TextClassifier: one architecture everywhere, the CPU size by name
+    clf = TextClassifier.from_preset("iram-vanilla", num_classes=2, compile=False)
+    assert clf.model_options["init_stddev"] == 0.05 and "units" not in clf.model_options
+    small = TextClassifier.from_preset("iram-vanilla", num_classes=2, recipe="cpu",
+                                       compile=False)
+    assert small.model_options["units"] == 200 and small.default_batch_size == 64
 
 
-def test_cpu_changes_are_checked_when_registered():
-    with pytest.raises(ValueError, match="unknown CPU changes"):
-        recipes.register_recipe(recipes.Recipe("cnn", "tiny", cpu={"model_options": {"nosuch": 1}}))
-    with pytest.raises(ValueError, match="unknown CPU changes"):
-        recipes.register_recipe(recipes.Recipe("cnn", "tiny", cpu={"optimizer": "sgd"}))
+def test_recipes_are_checked_when_registered():
+    with pytest.raises(ValueError, match="unknown model options"):
+        recipes.register_recipe(recipes.Recipe("cnn", "tiny", model_options={"nosuch": 1}))
+    with pytest.raises(TypeError):
+        recipes.Recipe("cnn", "tiny", cpu={"optimizer": "sgd"})  # sizes are named recipes
 
 
 def test_the_presets_are_their_families_tables():
@@ -209,9 +215,9 @@ def test_the_presets_are_their_families_tables():
             assert preset.description == spec["description"], name
             for recipe_name, recipe in spec.get("recipes", {}).items():
                 got = recipes.get_recipe(name, recipe_name)
-                assert (got.train, got.model_options, got.cpu, got.description) == (
+                assert (got.train, got.model_options, got.description) == (
                     recipe.get("train", {}), recipe.get("model_options", {}),
-                    recipe.get("cpu", {}), recipe["description"]), (name, recipe_name)
+                    recipe["description"]), (name, recipe_name)
             assert recipes.departs_from_paper(name) == ("default" in spec.get("recipes", {}))
             seen.add(name)
     assert seen == set(models.names())

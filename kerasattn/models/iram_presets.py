@@ -5,8 +5,9 @@ One entry per preset, as keras-hub's ``*_presets.py``: ``description``; ``config
 builder's arguments; ``train``, the paper's training settings over
 :data:`kerasattn.models.registry.TRAIN_DEFAULTS` (the ``"paper"`` recipe);
 ``recipes``, the other named ways to train it (``"default"``, where present, is what
-learns here; ``cpu`` holds what changes without a GPU). Why each default departs from
-the paper, with the figures that chose it: ``docs/models/iram.md``.
+learns here; ``"cpu"`` is the default sized for a machine without a GPU, which the
+command line picks there unless ``--recipe`` says otherwise). Why each default departs
+from the paper, with the figures that chose it: ``docs/models/iram.md``.
 """
 
 FAMILY = "iram"
@@ -26,11 +27,14 @@ PRESETS = {
         "recipes": {
             "default": {
                 "description": ("the paper's recipe with word vectors from N(0, 0.1) and other "
-                                "weights from N(0, 0.05); without a GPU, LSTM 200 per "
-                                "direction, batch 64, AMSGrad at 6e-4"),
+                                "weights from N(0, 0.05)"),
                 "model_options": {"embedding_stddev": 0.1, "init_stddev": 0.05},
-                "cpu": {"train": {"batch_size": 64, "epochs": 10, "learning_rate": 0.0006},
-                        "model_options": {"units": 200}},
+            },
+            "cpu": {
+                "description": ("the default sized for a machine without a GPU: LSTM 200 per "
+                                "direction, batch 64, AMSGrad at 6e-4"),
+                "train": {"batch_size": 64, "epochs": 10, "learning_rate": 0.0006},
+                "model_options": {"embedding_stddev": 0.1, "init_stddev": 0.05, "units": 200},
             },
         },
     },
@@ -50,12 +54,16 @@ PRESETS = {
                 "description": ("the paper's recipe with word vectors from N(0, 0.1) and other "
                                 "weights from N(0, 0.05), no highways over the embeddings (the "
                                 "paper's two), and query and summary highways that start "
-                                "carrying their input; without a GPU, LSTM 200 per direction, "
-                                "batch 64"),
+                                "carrying their input"),
                 "model_options": {"embedding_stddev": 0.1, "init_stddev": 0.05,
                                   "highway_gate": "carry", "highway_layers": 0},
-                "cpu": {"train": {"batch_size": 64, "epochs": 10},
-                        "model_options": {"units": 200}},
+            },
+            "cpu": {
+                "description": ("the default sized for a machine without a GPU: LSTM 200 per "
+                                "direction, batch 64"),
+                "train": {"batch_size": 64, "epochs": 10},
+                "model_options": {"embedding_stddev": 0.1, "init_stddev": 0.05,
+                                  "highway_gate": "carry", "highway_layers": 0, "units": 200},
             },
         },
     },
@@ -70,11 +78,14 @@ PRESETS = {
         "recipes": {
             "default": {
                 "description": ("the paper's recipe with word vectors from N(0, 0.1) and other "
-                                "weights from N(0, 0.05); without a GPU, LSTM 200 per "
-                                "direction, batch 64, AMSGrad at 6e-4"),
+                                "weights from N(0, 0.05)"),
                 "model_options": {"embedding_stddev": 0.1, "init_stddev": 0.05},
-                "cpu": {"train": {"batch_size": 64, "epochs": 10, "learning_rate": 0.0006},
-                        "model_options": {"units": 200}},
+            },
+            "cpu": {
+                "description": ("the default sized for a machine without a GPU: LSTM 200 per "
+                                "direction, batch 64, AMSGrad at 6e-4"),
+                "train": {"batch_size": 64, "epochs": 10, "learning_rate": 0.0006},
+                "model_options": {"embedding_stddev": 0.1, "init_stddev": 0.05, "units": 200},
             },
         },
     },

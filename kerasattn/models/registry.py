@@ -64,7 +64,7 @@ class Preset:
             ``"baselines"``): its docs page is ``docs/models/FAMILY.md``.
         paper: the paper the preset follows.
         recipes: its named recipes besides ``"paper"`` (the preset itself), as data:
-            name -> ``{"description", "train", "model_options", "cpu"}``
+            name -> ``{"description", "train", "model_options"}``
             (:class:`kerasattn.recipes.Recipe`'s fields); ``"default"``, where
             present, replaces the paper's recipe as the default.
     """
@@ -102,16 +102,11 @@ class Preset:
                    needs_vocabulary=spec.get("needs_vocabulary", False),
                    recipes=dict(spec.get("recipes", {})), **extra)
 
-    def check_recipe(self, name, train=(), model_options=(), cpu=None):
+    def check_recipe(self, name, train=(), model_options=()):
         """Raise ``ValueError`` for a recipe of this preset that names a training setting
-        or model option it does not have (``cpu``: ``{"train", "model_options"}``)."""
-        cpu = cpu or {}
-        for what, keys, known in (
-                ("training settings", set(train), set(self.training_defaults())),
-                ("model options", set(model_options), set(self.model_config)),
-                ("CPU changes", set(cpu) - {"train", "model_options"}
-                 | set(cpu.get("train", {})) - set(self.training_defaults())
-                 | set(cpu.get("model_options", {})) - set(self.model_config), set())):
+        or model option it does not have."""
+        for what, keys, known in (("training settings", set(train), set(self.training_defaults())),
+                                  ("model options", set(model_options), set(self.model_config))):
             if keys - known:
                 raise ValueError(f"recipe {name!r} of {self.name}: unknown {what} "
                                  f"{sorted(keys - known)}")
@@ -136,12 +131,11 @@ def register(preset):
         if name == "paper":
             raise ValueError(f"preset {preset.name}: 'paper' is the preset itself, not a "
                              "recipe of it")
-        unknown = set(recipe) - {"description", "train", "model_options", "cpu"}
+        unknown = set(recipe) - {"description", "train", "model_options"}
         if unknown:
             raise ValueError(f"recipe {name!r} of {preset.name}: unknown entries "
                              f"{sorted(unknown)}")
-        preset.check_recipe(name, recipe.get("train", {}), recipe.get("model_options", {}),
-                            recipe.get("cpu"))
+        preset.check_recipe(name, recipe.get("train", {}), recipe.get("model_options", {}))
     _PRESETS[preset.name] = preset
     return preset
 

@@ -41,12 +41,14 @@ def build_parser(parser_class=argparse.ArgumentParser):
                    help="model preset: " + ", ".join(models.names()))
     # which defaults are the paper's, read from the registry (it drifts from any list)
     same = [n for n in models.names() if not recipes.departs_from_paper(n)]
-    smaller = [n for n in models.names() if recipes.get_recipe(n).cpu]
-    p.add_argument("--recipe", default="default", metavar="NAME",
+    smaller = [n for n in models.names() if recipes.CPU in recipes.recipe_names(n)]
+    p.add_argument("--recipe", default=None, metavar="NAME",
                    help="the preset's named recipe (kerasattn.recipes): default = what "
                         f"learns here, the paper's for {', '.join(same)} and chosen on "
-                        f"validation for the others ({', '.join(smaller)} smaller without a "
-                        "GPU); paper = the paper's exact recipe and sizes; flags override it")
+                        "validation for the others; cpu = the default sized for a machine "
+                        f"without a GPU ({', '.join(smaller)}), taken there when no recipe "
+                        "is named; paper = the paper's exact recipe and sizes; flags "
+                        "override it")
     p.add_argument("--dataset", required=True, metavar="NAME",
                    help="dataset: " + ", ".join(datasets.names()) + ", csv:PATH or jsonl:PATH")
     p.add_argument("--data-dir", help="directory to look for datasets in first "
@@ -176,7 +178,8 @@ def _parse_model_options(items):
 
 def resolve_config(args, argv, device="auto"):
     """The run's :class:`~kerasattn.training.RunConfig`: the preset, its recipe
-    (``--recipe``, sized for ``device``: see :meth:`RunConfig.create`), then the flags."""
+    (``--recipe``; when none is named, the one :func:`kerasattn.recipes.for_device` picks
+    for ``device``: see :meth:`RunConfig.create`), then the flags."""
     from kerasattn import models
     from kerasattn.training import RunConfig, TrainSettings
 

@@ -144,8 +144,10 @@ class RunConfig:
                embeddings=None, time_limit=None, command=None, flag=lambda key: key,
                device="auto", **train):
         """The configuration of ``model`` on ``dataset``: the preset's defaults, then the
-        named ``recipe``'s settings (sized for ``device``: ``"cpu"``, ``"gpu"`` or
-        ``"auto"``, the one TensorFlow sees; see :class:`kerasattn.recipes.Recipe`), then
+        named ``recipe``'s settings (``None``: the one :func:`kerasattn.recipes.for_device`
+        picks for ``device``, ``"cpu"``, ``"gpu"`` or ``"auto"``, the one TensorFlow
+        sees: a preset's ``"cpu"`` recipe on a machine without a GPU, else
+        ``"default"``; :attr:`sized_for` then records ``"cpu"``), then
         ``train`` (any :class:`TrainSettings` field; None keeps the recipe's) and
         ``model_options``. ``time_limit`` (seconds) stops training after the batch in
         progress (or at the end of an epoch whose validation passed it) once that long
@@ -162,11 +164,11 @@ class RunConfig:
             raise ConfigError(f"unknown training settings {unknown}; expected "
                               f"{', '.join(_TRAIN_FIELDS)}")
         try:
+            sized_for = None  # "cpu": the command line picked the preset's CPU recipe
+            if recipe is None:
+                recipe = recipes.for_device(model, device)
+                sized_for = "cpu" if recipe == recipes.CPU else None
             chosen = recipes.get_recipe(model, recipe)
-            sized_for = None  # recorded only for a recipe that differs between devices
-            if chosen.cpu:
-                sized_for = recipes.current_device() if device == "auto" else device
-                chosen = chosen.on(sized_for)
         except ValueError as e:
             raise ConfigError(str(e)) from None
         settings = {**preset.training_defaults(), **chosen.train,
@@ -267,23 +269,19 @@ class RunConfig:
         return differ
 
     def recipe_summary(self):
-        """One line of the settings a device-sized recipe changed (for the log)."""
+        """One line for the log: what this run's recipe changes from the preset's default
+        recipe (``units=200 (default 400), batch_size=64 (default 32)``)."""
         from kerasattn import models, recipes
 
-        recipe = recipes.get_recipe(self.model, self.recipe)
-        train, options = recipe.cpu.get("train", {}), recipe.cpu.get("model_options", {})
-        parts = [f"{k}={getattr(self.train, k)}" for k in train]
-        parts += [f"{k}={self.model_config[k]}" for k in options]
-        if self.sized_for != "cpu":
-            return ", ".join(parts)
-        # what the same recipe takes on a GPU, where that differs
-        gpu, preset = recipe.on("gpu"), models.get_preset(self.model)
-        there = [(k, v, gpu.train.get(k, preset.training_defaults()[k]))
-                 for k, v in train.items()]
-        there += [(k, v, gpu.model_options.get(k, preset.model_config[k]))
-                  for k, v in options.items()]
-        there = [f"{k}={g}" for k, v, g in there if v != g]
-        return ", ".join(parts) + (f" (on a GPU: {', '.join(there)})" if there else "")
+        preset = models.get_preset(self.model)
+        default = recipes.get_recipe(self.model, recipes.DEFAULT)
+        train = {**preset.training_defaults(), **default.train}
+        options = {**preset.model_config, **default.model_options}
+        parts = [f"{k}={getattr(self.train, k)} (default {train[k]})"
+                 for k in train if getattr(self.train, k) != train[k]]
+        parts += [f"{k}={self.model_config[k]} (default {options[k]})"
+                  for k in options if self.model_config.get(k) != options[k]]
+        return ", ".join(parts) or "the default's settings"
 
     def preprocessor_options(self):
         """The run's ``TextPreprocessor`` arguments."""

@@ -504,8 +504,8 @@ def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy
     runs.write_json(os.path.join(run_dir, runs.CONFIG), config.to_json())
     log(f"run directory: {run_dir}")
     if config.sized_for:
-        log(f"recipe {config.recipe!r} sized for the {config.sized_for.upper()}: "
-            f"{config.recipe_summary()}")
+        log(f"no GPU: recipe {config.recipe!r}, sized for the CPU: "
+            f"{config.recipe_summary()}; --recipe default trains the model a GPU would")
 
     try:
         if config.kind == "classical":

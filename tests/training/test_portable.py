@@ -296,7 +296,7 @@ def test_prepare_sizes_the_recipe_for_the_accelerator_that_fits_it(tmp_path):
     run = prepared.prepare(["--model", "iram-vanilla", "--dataset", f"csv:{_tiny_csv(tmp_path)}",
                             "--output-dir", str(tmp_path / "out"), "--run-name", "i"])
     config = runs.read_json(os.path.join(run, runs.CONFIG))
-    assert config["sized_for"] == "gpu"
+    assert config["recipe"] == "default" and config["sized_for"] is None
     assert (config["model_config"]["units"], config["train"]["batch_size"]) == (400, 32)
 
 
