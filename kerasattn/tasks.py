@@ -263,10 +263,15 @@ class TextClassifier(keras.Model):
     @classmethod
     def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None,
                     recipe="default", compile=True, embeddings=None, **model_options):
-        """A classifier of a registered Keras preset with its default recipe.
+        """A classifier of a registered Keras preset with its default recipe, or the
+        trained classifier a preset location holds.
 
         Args:
-            preset: the preset name, e.g. ``"cnn"``, ``"sanet-base"``, ``"hcan-2sa-target"``.
+            preset: a registered name (``TextClassifier.presets``), e.g. ``"cnn"``,
+                ``"sanet-base"``, ``"hcan-2sa-target"``; or a location: a preset
+                directory written by :meth:`save_to_preset`, a ``.keras`` file of a
+                classifier, or an ``hf://NAMESPACE/NAME`` repository (the ``[hub]``
+                extra), loaded as it was saved (:mod:`kerasattn.preset_dirs`).
             num_classes: number of classes (None: inferred by the first ``fit``).
             class_names: names of the classes (strings), in label order.
             vocabulary: an id -> token list to start from (else ``fit`` adapts one).
@@ -280,10 +285,21 @@ class TextClassifier(keras.Model):
             **model_options: overrides of the preset's model configuration, e.g.
                 ``filters=50``; ``model_options={...}`` also works.
         """
-        from kerasattn import models
+        from kerasattn import models, preset_dirs
 
         options = dict(model_options.pop("model_options", None) or {})
         options.update(model_options)
+        if not (isinstance(preset, str) and preset in models.names()) and \
+                preset_dirs.is_location(preset):
+            given = {k: v for k, v in dict(num_classes=num_classes, class_names=class_names,
+                                           vocabulary=vocabulary, embeddings=embeddings,
+                                           **options).items() if v is not None}
+            if recipe != "default":
+                given["recipe"] = recipe
+            if given:
+                raise ValueError(f"{preset} is a saved preset: it keeps its own "
+                                 f"{', '.join(sorted(given))}; load it as it is")
+            return preset_dirs.load(preset, compile=compile)
         spec = models.get_preset(preset)
         pre = None
         if vocabulary is not None:
@@ -309,7 +325,10 @@ class TextClassifier(keras.Model):
         config, backbone, text_pre = runs.load_keras_run(run_dir)
         clf = cls(config["model"], class_names=config["class_names"],
                   preprocessor=TextClassifierPreprocessor.from_text_preprocessor(text_pre),
-                  backbone=backbone, model_options=config.get("model_overrides"))
+                  backbone=backbone, model_options=config.get("model_overrides"),
+                  recipe=config.get("recipe") if config.get("recipe") in
+                  recipes.recipe_names(config["model"]) else "default")
+        clf.source_run = os.path.abspath(run_dir)  # save_to_preset takes its metrics along
         if compile:
             t = config["train"]
             clf.compile(optimizer=recipes.make_optimizer(clf._spec, t["optimizer"],
@@ -643,6 +662,18 @@ class TextClassifier(keras.Model):
         return found
 
     # -- persistence --------------------------------------------------------------
+    def save_to_preset(self, preset_dir, overwrite=False):
+        """Write this fitted classifier as a self-contained preset: a directory (or an
+        ``hf://NAMESPACE/NAME`` repository, with the ``[hub]`` extra) holding the model,
+        its vocabulary, class names and recipe, the run's ``metrics.json`` when it came
+        from :meth:`from_run`, and a model card ``README.md``;
+        ``TextClassifier.from_preset(preset_dir)`` loads it (:mod:`kerasattn.preset_dirs`).
+        An existing directory is refused unless empty or ``overwrite``."""
+        from kerasattn import preset_dirs
+
+        return preset_dirs.save(self, preset_dir, run_dir=getattr(self, "source_run", None),
+                                overwrite=overwrite)
+
     def export(self, path, max_length=None):
         """Write the raw-text SavedModel of ``training.export`` (TF Serving layout) to
         ``path`` (e.g. ``saved_models/NAME/1``); returns ``path``."""

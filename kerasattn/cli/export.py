@@ -12,7 +12,10 @@ A run whose training did not finish (no ``metrics.json``: interrupted, or still
 running) is refused: resume it with the same ``training.train`` command first, or
 pass ``--allow-unfinished`` to export its best epoch so far (with a warning).
 A class name with a line break is refused too (``assets/labels.txt`` holds one
-name per line). Errors are one ``error: ...`` line on stderr and exit status 2.
+name per line). ``--preset DIR`` (or ``hf://NAMESPACE/NAME``) writes a preset instead:
+the classifier, its vocabulary, the run's metrics and a model card, for
+``TextClassifier.from_preset(DIR)`` (:mod:`kerasattn.preset_dirs`). Errors are one
+``error: ...`` line on stderr and exit status 2.
 """
 
 import argparse
@@ -35,6 +38,11 @@ def build_parser():
     p.add_argument("--run", required=True, help="a run directory of a Keras model")
     p.add_argument("--output", help="SavedModel base path, or base/VERSION "
                                     "(default saved_models/<run name>/<next version>)")
+    p.add_argument("--preset", metavar="DIR",
+                   help="write a preset directory (or hf://NAMESPACE/NAME) instead of a "
+                        "SavedModel: TextClassifier.from_preset(DIR) loads it")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing --preset directory")
     p.add_argument("--max-length", type=int,
                    help="cut served texts at this many tokens (default: the run's training "
                         "length, else 2048)")
@@ -58,6 +66,9 @@ def main(argv=None):
     if config.get("kind") == "classical":
         return _error("classical (scikit-learn) runs have no SavedModel export; "
                       "export a Keras model")
+    if args.preset and (args.output or args.max_length):
+        return _error("--preset writes a preset, not a SavedModel: drop --output and "
+                      "--max-length")
     if args.max_length is not None and args.max_length < 1:
         return _error(f"--max-length must be >= 1, got {args.max_length}")
     if export.unfinished(args.run):
@@ -72,7 +83,13 @@ def main(argv=None):
         return _error(f"{args.run} has no {runs.KERAS_MODEL} (training stopped before its "
                       f"first epoch ended?)")
     try:
-        path = export.export_run(args.run, args.output, args.max_length)
+        if args.preset:
+            from kerasattn import TextClassifier
+
+            path = TextClassifier.from_run(args.run, compile=False).save_to_preset(
+                args.preset, overwrite=args.overwrite)
+        else:
+            path = export.export_run(args.run, args.output, args.max_length)
     except (FileExistsError, ValueError) as e:
         return _error(str(e))
     except OSError as e:  # e.g. the disk filled while writing (the version is not made)

@@ -160,12 +160,13 @@ def get_preset(name):
 def describe(kind=None):
     """Every registered preset (of ``kind``: ``"keras"``, ``"classical"``, or all) as
     name -> ``{"family", "kind", "description", "paper", "hierarchical", "recipes"}``:
-    what ``TextClassifier.presets`` and ``kerasattn presets`` list."""
-    from kerasattn import recipes
-
+    what ``TextClassifier.presets`` and ``kerasattn presets`` list. ``recipes``: the
+    table's named recipes, ``"default"`` and ``"paper"`` first
+    (:func:`kerasattn.recipes.recipe_names` adds any registered in this process)."""
     return {name: {"family": p.family, "kind": p.kind, "description": p.description,
                    "paper": p.paper, "hierarchical": p.hierarchical,
-                   "recipes": recipes.recipe_names(name)}
+                   "recipes": ["default", "paper",
+                               *sorted(r for r in p.recipes if r != "default")]}
             for name in names(kind) for p in [_PRESETS[name]]}
 
 
