@@ -180,15 +180,16 @@ class ExplainService:
     """One classifier and the computations behind ``/api/explain`` (thread-safe).
 
     Args:
-        source: what to explain: a :class:`kerasattn.TextClassifier` (in memory), the
-            path of one saved with ``save("x.keras")``, or a Keras run directory of
+        source: what to explain: a :class:`kerasattn.TextClassifier` (in memory), a
+            preset location (a directory of ``save_to_preset``, a ``.keras`` file of
+            ``save``, an ``hf://`` repository), or a Keras run directory of
             ``python -m training.train``.
         name: what the page calls it (default: the run directory's or file's name, or
             the classifier's).
     """
 
     def __init__(self, source, name=None):
-        from kerasattn import runs
+        from kerasattn import preset_dirs, runs
         from kerasattn.interpret import attention_layers
         from kerasattn.interpret.attributions import applicable_methods
         from kerasattn.tasks import TextClassifier
@@ -198,18 +199,12 @@ class ExplainService:
             if source.backbone is None:
                 raise ValueError("the classifier has not been fitted: nothing to explain")
             self.classifier, default = source, source.name
-        elif isinstance(source, (str, os.PathLike)) and os.fspath(source).endswith(".keras"):
-            import keras
-
+        elif isinstance(source, (str, os.PathLike)) and (
+                os.fspath(source).endswith(".keras") or os.fspath(source).startswith("hf://")
+                or os.path.isfile(os.path.join(source, preset_dirs.METADATA))):
             path = os.fspath(source)
-            if not os.path.isfile(path):
-                raise ValueError(f"{path}: no such file")
-            loaded = keras.saving.load_model(path)
-            if not isinstance(loaded, TextClassifier):
-                raise ValueError(f"{path} holds a {type(loaded).__name__}, not a "
-                                 "TextClassifier (save one with TextClassifier.save, or "
-                                 "give a run directory)")
-            self.classifier, default = loaded, os.path.basename(path)
+            self.classifier = preset_dirs.load(path, compile=False)
+            default = os.path.basename(path.rstrip("/"))
         else:
             run_dir = os.fspath(source)
             config_path = os.path.join(run_dir, runs.CONFIG)
@@ -617,8 +612,8 @@ class _ExplainServer6(ExplainServer):
 def make_server(source, host="127.0.0.1", port=DEFAULT_PORT, quiet=False, name=None):
     """The (not yet serving) server of ``source`` bound to ``host:port`` (0: a free port).
 
-    ``source``: a :class:`kerasattn.TextClassifier`, a ``.keras`` file of one, or a Keras
-    run directory (:class:`ExplainService`; ``ValueError`` for anything else). Call
+    ``source``: a :class:`kerasattn.TextClassifier`, a preset directory, a ``.keras`` file
+    or an ``hf://`` repository of one, or a Keras run directory (:class:`ExplainService`; ``ValueError`` for anything else). Call
     ``serve_forever()`` on it (e.g. in a thread), then ``shutdown()`` and
     ``server_close()``; ``server.url`` is its address.
     """

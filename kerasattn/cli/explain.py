@@ -45,7 +45,7 @@ def build_parser():
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True,
                    help="the run directory (of any Keras model); with --serve also a "
-                        "TextClassifier saved as a .keras file")
+                        "preset directory or a .keras file of a TextClassifier")
     p.add_argument("--text", action="append", default=[], help="a text to explain (repeatable)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
     p.add_argument("--output", help="the HTML file to write (required unless --serve)")
@@ -101,10 +101,11 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     from kerasattn import runs
 
-    saved = args.serve and args.run.endswith(".keras") and os.path.isfile(args.run)
+    saved = args.serve and (args.run.endswith(".keras") and os.path.isfile(args.run)
+                            or os.path.isfile(os.path.join(args.run, "metadata.json")))
     if not saved and not os.path.exists(os.path.join(args.run, runs.CONFIG)):
         return _error(f"{args.run} is not a run directory (no {runs.CONFIG})"
-                      + ("" if args.serve else "; --serve also takes a .keras file"))
+                      + ("" if args.serve else "; --serve also takes a preset or .keras file"))
     if args.serve:
         if args.output or args.text or args.input:
             return _error("--serve takes its texts from the page: drop --output, --text "

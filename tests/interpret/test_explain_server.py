@@ -360,16 +360,17 @@ def test_make_server_refuses_what_is_not_a_run(tmp_path):
 
 
 def test_a_classifier_in_memory_or_saved_is_served_like_its_run(runs, tmp_path):
-    """make_server takes a TextClassifier, or its .keras file, as well as a run
-    directory: the same explanations, named by what was given."""
+    """make_server takes a TextClassifier, its .keras file or its preset directory as
+    well as a run directory: the same explanations, named by what was given."""
     from kerasattn import TextClassifier
 
     clf = TextClassifier.from_run(runs["sanet-base"], compile=False)
     path = str(tmp_path / "sanet.keras")
     clf.save(path)
+    preset = clf.save_to_preset(str(tmp_path / "sanet-preset"))
     expected = None
     for source, name in ((runs["sanet-base"], "sanet-base"), (clf, "my-sanet"),
-                         (path, "sanet.keras")):
+                         (path, "sanet.keras"), (preset, "sanet-preset")):
         server = make_server(source, port=0, quiet=True,
                              name="my-sanet" if source is clf else None)
         threading.Thread(target=server.serve_forever, daemon=True).start()
