@@ -33,31 +33,7 @@ from kerasattn.cli.parsing import ArgumentParser
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-# the measurement lives in the library (faithfulness_sample and measure_faithfulness
-# re-exported for the code that imports them from here)
-from kerasattn.experiments.faithfulness import (  # noqa: E402,F401
-    FAITHFULNESS_IG_STEPS, FAITHFULNESS_SAMPLE, faithfulness_sample, measure_faithfulness)
-
-
-def add_faithfulness_flags(parser, sample_flag):
-    """The flags of a faithfulness measurement (evaluate and reproduce share them): the
-    sample's size under `sample_flag` (read back as ``args.faithfulness_sample``), its seed
-    and integrated gradients' steps."""
-    parser.add_argument(sample_flag, dest="faithfulness_sample", type=int,
-                        default=FAITHFULNESS_SAMPLE, metavar="N",
-                        help=f"test texts explained (seeded sample; default {FAITHFULNESS_SAMPLE})")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seeds the sample, the random baseline and the permutations")
-    parser.add_argument("--ig-steps", type=int, default=FAITHFULNESS_IG_STEPS, metavar="N",
-                        help=f"integrated gradients' steps (default {FAITHFULNESS_IG_STEPS})")
-
-
-def check_faithfulness_flags(parser, args, sample_flag):
-    """One argparse error for a sample or step count below 1."""
-    if args.faithfulness_sample < 1:
-        parser.error(f"{sample_flag} must be >= 1")
-    if args.ig_steps < 1:
-        parser.error("--ig-steps must be >= 1")
+from kerasattn.experiments import faithfulness  # noqa: E402
 
 
 def build_parser():
@@ -72,7 +48,7 @@ def build_parser():
     p.add_argument("--faithfulness", action="store_true",
                    help="measure the faithfulness of the model's explanations on a seeded "
                         "sample of the test split and store it in metrics.json")
-    add_faithfulness_flags(p, "--faithfulness-sample")
+    faithfulness.add_flags(p, "--faithfulness-sample")
     return p
 
 
@@ -81,7 +57,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.split is None:
         args.split = [] if args.faithfulness else ["val", "test"]
-    check_faithfulness_flags(p, args, "--faithfulness-sample")
+    faithfulness.check_flags(p, args, "--faithfulness-sample")
 
     from kerasattn import runs
     from kerasattn.models.tfidf import UnsafeModelError
@@ -94,10 +70,10 @@ def main(argv=None):
     try:
         results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split), verbose=1) \
             if args.split else {}
-        faithfulness = None
+        report = None
         if args.faithfulness:
-            faithfulness = measure_faithfulness(args.run, args.faithfulness_sample, args.seed,
-                                                args.ig_steps, args.data_dir)
+            report = faithfulness.measure_faithfulness(args.run, args.faithfulness_sample,
+                                                       args.seed, args.ig_steps, args.data_dir)
     except (DatasetError, UnsafeModelError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -108,20 +84,20 @@ def main(argv=None):
         if s in saved:
             line += f"   (recorded accuracy {saved[s]['accuracy']:.4f})"
         print(line)
-    if faithfulness is not None:
+    if report is not None:
         from kerasattn.interpret import format_report
 
-        print(f"faithfulness on {faithfulness['documents']} test texts (seed "
-              f"{faithfulness['seed']}, integrated gradients with {faithfulness['ig_steps']} "
-              f"steps; {faithfulness['seconds']:.0f} s):\n")
-        print(format_report(faithfulness["rows"]))
-    if args.write or faithfulness is not None:
+        print(f"faithfulness on {report['documents']} test texts (seed "
+              f"{report['seed']}, integrated gradients with {report['ig_steps']} "
+              f"steps; {report['seconds']:.0f} s):\n")
+        print(format_report(report["rows"]))
+    if args.write or report is not None:
         # re-read: another command may have written the file meanwhile
         saved = runs.read_json(saved_path) if os.path.exists(saved_path) else {}
         if args.write:
             saved.update(results)
-        if faithfulness is not None:
-            saved["faithfulness"] = faithfulness
+        if report is not None:
+            saved["faithfulness"] = report
         runs.write_json(saved_path, saved)
         print(f"wrote {saved_path}")
     return 0

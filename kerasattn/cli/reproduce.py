@@ -66,7 +66,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # the experiments are the library's (kerasattn.experiments); this module parses their flags
 from kerasattn import experiments  # noqa: E402
-from kerasattn.cli.evaluate import add_faithfulness_flags, check_faithfulness_flags  # noqa: E402
+from kerasattn.experiments import faithfulness  # noqa: E402
 from kerasattn.experiments import EXPERIMENTS, SEEDED, ExperimentError  # noqa: E402,F401
 from kerasattn.experiments.faithfulness import (  # noqa: E402
     FAITHFULNESS_PERMUTATIONS, FAITHFULNESS_RANDOM_DRAWS)
@@ -91,7 +91,7 @@ def build_parser():
                         "accuracy as mean ± standard deviation over them (iram-regulariser, "
                         "transformer-grid, transformer-baselines, faithfulness)")
     g = p.add_argument_group("faithfulness")
-    add_faithfulness_flags(g, "--sample")
+    faithfulness.add_flags(g, "--sample")
     g.add_argument("--random-draws", type=int, default=FAITHFULNESS_RANDOM_DRAWS, metavar="N",
                    help="random rankings per text (default "
                         f"{FAITHFULNESS_RANDOM_DRAWS})")
@@ -111,7 +111,7 @@ def main(argv=None):
 
     if args.seeds < 1:
         p.error("--seeds must be >= 1")
-    check_faithfulness_flags(p, args, "--sample")
+    faithfulness.check_flags(p, args, "--sample")
     options = {}
     if args.experiment == "faithfulness":
         options = dict(sample=args.faithfulness_sample, seed=args.seed, ig_steps=args.ig_steps,

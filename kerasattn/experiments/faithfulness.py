@@ -14,6 +14,28 @@ from kerasattn.experiments.common import ExperimentError, _write
 FAITHFULNESS_SAMPLE, FAITHFULNESS_IG_STEPS = 200, 32
 
 
+def add_flags(parser, sample_flag):
+    """The flags of a faithfulness measurement (``kerasattn evaluate`` and ``kerasattn
+    reproduce`` share them): the sample's size under ``sample_flag`` (read back as
+    ``args.faithfulness_sample``), its seed and integrated gradients' steps."""
+    parser.add_argument(sample_flag, dest="faithfulness_sample", type=int,
+                        default=FAITHFULNESS_SAMPLE, metavar="N",
+                        help="test texts explained (seeded sample; default "
+                             f"{FAITHFULNESS_SAMPLE})")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seeds the sample, the random baseline and the permutations")
+    parser.add_argument("--ig-steps", type=int, default=FAITHFULNESS_IG_STEPS, metavar="N",
+                        help=f"integrated gradients' steps (default {FAITHFULNESS_IG_STEPS})")
+
+
+def check_flags(parser, args, sample_flag):
+    """One argparse error for a sample or step count below 1."""
+    if args.faithfulness_sample < 1:
+        parser.error(f"{sample_flag} must be >= 1")
+    if args.ig_steps < 1:
+        parser.error("--ig-steps must be >= 1")
+
+
 def faithfulness_sample(config, size=FAITHFULNESS_SAMPLE, seed=0, data_dir=None, split="test"):
     """(texts, labels) of ``size`` texts of a run's ``split`` drawn without replacement
     by ``numpy.random.default_rng(seed)`` (all of them when the split is smaller), in
@@ -350,7 +372,7 @@ def write_faithfulness(data, path):
         "",
         f"Written by `{data['command']}`. For each family a trained run is explained on the "
         f"same {n} test texts (drawn with `numpy.random.default_rng({seed})`, "
-        "`kerasattn.cli.evaluate.faithfulness_sample`; `python -m training.evaluate --run DIR "
+        "`kerasattn.experiments.faithfulness.faithfulness_sample`; `python -m training.evaluate --run DIR "
         f"--faithfulness --seed {seed}` gives the same figures for one run). Every metric "
         "explains the class the model predicts.",
         "",
