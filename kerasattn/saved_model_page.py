@@ -1,12 +1,15 @@
 """The attention page of an exported SavedModel, from its ``explain`` signature.
 
 Reads nothing but the signature's outputs and ``assets/attention.json``, and imports
-TensorFlow and the standard library only, so ``kerasattn predict --explain`` shows what
-TF Serving would serve without loading any model code: each word's background as dark
-as the attention it receives, one line per attention layer.
+TensorFlow, the standard library and the palette (:mod:`kerasattn.word_colours`) only,
+so ``kerasattn predict --explain`` shows what TF Serving would serve without loading any
+model code: each word's background as dark as the attention it receives, one line per
+attention layer, in the colours of every other explanation page.
 """
 
 import html
+
+from kerasattn.word_colours import attention_spans  # the standard library only
 
 TOKEN_AXES = ("query", "key", "token", "memory")
 
@@ -25,16 +28,6 @@ def received(weights, axes):
     return weights.mean(axis=others) if others else weights
 
 
-def _spans(words, values):
-    top = max([float(v) for v in values] + [0.0])
-    out = []
-    for w, v in zip(words, values):
-        a = 0.05 + 0.85 * float(v) / top if top > 0 and v > 0 else 0.0
-        out.append(f"<span style='background:rgba(37,99,235,{a:.3f});padding:2px 3px;"
-                   f"border-radius:3px' title='{float(v):.4f}'>{html.escape(w)}</span>")
-    return " ".join(out)
-
-
 def explain_page(signature, texts, axes, path):
     """Write the colour-map page for ``texts`` from an ``explain`` signature to ``path``
     (its folder made if missing); ``axes``: layer name -> its attention axes."""
@@ -43,6 +36,7 @@ def explain_page(signature, texts, axes, path):
     import tensorflow as tf
 
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>attention</title>"
+             "<style>.w{padding:2px 3px;margin:0 1px;border-radius:3px}</style>"
              "</head><body style='font-family:sans-serif;max-width:60em;margin:2em auto'>"
              "<h1>attention</h1>"]
     for batch in batches(texts, 32):
@@ -60,15 +54,15 @@ def explain_page(signature, texts, axes, path):
                         words = [w.decode() for w in sentence if w]
                         if words:
                             v = received(weights[s], layer_axes[1:])[:len(words)]
-                            lines.append(_spans(words, v))
+                            lines.append(attention_spans(words, v))
                     body = "<br>".join(lines)
                 elif tokens.ndim == 2:  # sentence-level layer of a hierarchical model
                     n = int(sum(1 for s in tokens if any(s)))
-                    body = _spans([f"[sentence {s + 1}]" for s in range(n)],
+                    body = attention_spans([f"[sentence {s + 1}]" for s in range(n)],
                                   received(weights, layer_axes)[:n])
                 else:
                     words = [w.decode() for w in tokens if w]
-                    body = _spans(words, received(weights, layer_axes)[:len(words)])
+                    body = attention_spans(words, received(weights, layer_axes)[:len(words)])
                 parts.append(f"<div style='line-height:2;margin:.5em 0'><small>"
                              f"{html.escape(name)}</small><br>{body}</div>")
             if not axes:

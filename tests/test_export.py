@@ -316,8 +316,13 @@ def test_export_and_predict_commands(tmp_path):
     import kerasattn.saved_model_page as page
 
     page_source = open(page.__file__, encoding="utf-8").read()
-    assert "kerasattn" not in {line.split()[1].split(".")[0] for line in
-                               page_source.splitlines() if line.startswith(("import ", "from "))}
+    assert {line.split()[1] for line in page_source.splitlines()
+            if line.startswith(("import kerasattn", "from kerasattn"))} == {
+        "kerasattn.word_colours"}
+    import kerasattn.word_colours as palette
+
+    assert not [line for line in open(palette.__file__, encoding="utf-8").read().splitlines()
+                if line.startswith(("import kerasattn", "from kerasattn"))]
 
 
 def test_grpc_client_against_a_prediction_service(exported, capsys):

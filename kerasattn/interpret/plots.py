@@ -18,6 +18,7 @@ import os
 import numpy as np
 
 from kerasattn.interpret.attention import TOKEN_AXES
+from kerasattn.word_colours import attention_colour, signed_colour
 
 
 def _save(fig, path, tight=True):
@@ -191,22 +192,8 @@ def word_colour_map(weights, tokens, path, title="", line_chars=90, max_tokens=6
     return _save(fig, path, tight=False)
 
 
-def _colour(value):
-    """Background for an intensity in [0, 1]: transparent to saturated red."""
-    return f"rgba(220, 38, 38, {0.05 + 0.85 * value:.3f})" if value > 0 else "transparent"
-
-
-# the ends of ColorBrewer's PRGn diverging palette: positive green, negative purple
-POSITIVE_RGB, NEGATIVE_RGB = (27, 120, 55), (118, 42, 131)
-
-
-def _diverging(value):
-    """Background for a signed score scaled to [-1, 1]: purple (negative) through
-    transparent (0) to green (positive), the opacity growing with |value|."""
-    if not np.isfinite(value) or value == 0:
-        return "transparent"
-    r, g, b = POSITIVE_RGB if value > 0 else NEGATIVE_RGB
-    return f"rgba({r}, {g}, {b}, {0.05 + 0.85 * min(abs(value), 1.0):.3f})"
+_colour = attention_colour  # the one palette (kerasattn.word_colours)
+_diverging = signed_colour
 
 
 _STYLE = """
