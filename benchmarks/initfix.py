@@ -1,13 +1,14 @@
 """Before and after the initialiser fix, in one table.
 
-    git show cfc41ba:benchmarks/results/defaults.json > /tmp/defaults-before.json
-    python -m benchmarks.initfix --before /tmp/defaults-before.json \\
-        --after benchmarks/results/initfix_after.json
+    python -m benchmarks.initfix --before benchmarks/results/defaults_before_initfix.json \\
+        --after benchmarks/results/initfix_after.json \\
+        --candidates benchmarks/results/initfix_levers.json
 
 Until commit 76bcf6e the attention layers handed one Keras initializer instance to several
 weights, so weights of equal shape started equal (query and key projections, the heads,
 the feed-forward kernels). ``--before`` holds the rows as recorded then (the defaults
-suite's records), ``--after`` the same commands trained again on the fixed code
+suite's records at commit cfc41ba, kept in ``defaults_before_initfix.json``), ``--after``
+the same commands trained again on the fixed code
 (``python -m benchmarks.accuracy --suite defaults --only NAME --seeds 3 --results
 benchmarks/results/initfix_after.md``). Writes the Markdown table (``--output``,
 default ``benchmarks/results/initfix.md``) with both, mean ± sample standard deviation
@@ -158,9 +159,11 @@ def main(argv=None):
                 for name, (cli, _) in {**DEFAULTS, **LEVERS}.items()}
     text = ["# Before and after the initialiser fix (76bcf6e): the defaults' rows again",
             "",
-            "Written by `python -m benchmarks.initfix --before BEFORE.json --after "
-            "benchmarks/results/initfix_after.json` (BEFORE.json: "
-            "`git show cfc41ba:benchmarks/results/defaults.json`). Before: the rows of "
+            "Written by `python -m benchmarks.initfix --before "
+            "benchmarks/results/defaults_before_initfix.json --after "
+            "benchmarks/results/initfix_after.json --candidates "
+            "benchmarks/results/initfix_levers.json` (`defaults_before_initfix.json`: the "
+            "rows of `defaults.json` at commit cfc41ba). Before: the rows of "
             "`defaults.md` as recorded, on weights started from one initializer instance "
             "per layer (weights of equal shape equal); after: the same command on the fixed "
             "code (every weight its own draw), seeds 0–2; the IMDB rows before ran their "
@@ -178,7 +181,9 @@ def main(argv=None):
                  f"trained again on the fixed code (`{args.candidates}`; `python -m "
                  "benchmarks.accuracy --suite levers --only NAME --seeds 3`). Chosen on "
                  "validation only: the candidate replaces the default when its mean is above "
-                 "by more than either standard deviation.", "",
+                 "by more than either standard deviation. Candidates recorded above a default "
+                 "by less than that (e.g. `sanet-base`'s warm-up and cosine decay, dropout "
+                 "and batches of 32 on SST-2) were not trained again.", "",
                  *candidate_rows(after, runs.read_json(args.candidates), commands), ""]
     pairs = [("sanet_table2", table2_rows,
               "SANet's Table 2 (`python -m training.reproduce --experiment sanet-table2`; "

@@ -11,7 +11,6 @@ import keras
 import numpy as np
 import pytest
 
-import kerasattn
 from kerasattn import TextClassifier, preset_dirs
 
 TEXTS = ["a good film", "great fun", "a bad film", "dull plot", "a fine cast",
