@@ -249,7 +249,8 @@ def test_the_readme_is_short_and_keeps_its_contracts():
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 200
     commands = ("python -m pip install -r requirements.txt && python -m training.train "
-                "--model gru --dataset imdb --max-length 400 --epochs 4 --val-split grouped",
+                "--model gru --dataset imdb --max-length 400 --epochs 4 --val-split grouped "
+                "--early-stopping 1",
                 "python -m pip install -r requirements-test.txt && python -m pytest")
     assert [b.body.strip() for b in blocks(README)[:2]] == list(commands)
     ci = (ROOT / ".ci" / "run").read_text()
