@@ -219,8 +219,9 @@ def for_device(preset, device="auto"):
 
 
 def register_recipe(recipe):
-    """Add a named recipe of a preset (several presets may share a recipe's name); one of
-    the preset's own name (its table's, ``kerasattn/models/*_presets.py``) replaces it."""
+    """Add a named recipe of a preset (several presets may share a recipe's name); it
+    replaces a recipe of the same name in the preset's table
+    (``kerasattn/models/*_presets.py``) in this process."""
     from kerasattn import models
 
     _ensure_builtin()
