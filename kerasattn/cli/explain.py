@@ -100,9 +100,10 @@ def _error(message):
 def main(argv=None):
     args = build_parser().parse_args(argv)
     from kerasattn import runs
+    from kerasattn.preset_dirs import METADATA
 
     saved = args.serve and (args.run.endswith(".keras") and os.path.isfile(args.run)
-                            or os.path.isfile(os.path.join(args.run, "metadata.json")))
+                            or os.path.isfile(os.path.join(args.run, METADATA)))
     if not saved and not os.path.exists(os.path.join(args.run, runs.CONFIG)):
         return _error(f"{args.run} is not a run directory (no {runs.CONFIG})"
                       + ("" if args.serve else "; --serve also takes a preset or .keras file"))

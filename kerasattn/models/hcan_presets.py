@@ -1,12 +1,7 @@
-"""The CAN and HCAN presets (Gao et al. 2018: flat and hierarchical, one or two
-self-attentions, max or target pooling), as data.
-
-One entry per preset, as keras-hub's ``*_presets.py``: ``description``; ``config``, the
-builder's arguments; ``train``, the paper's training settings over
-:data:`kerasattn.models.registry.TRAIN_DEFAULTS` (the ``"paper"`` recipe);
-``recipes``, the other named ways to train it (``"default"``, where present, is what
-learns here; ``cpu`` holds what changes without a GPU). Why each default departs from
-the paper, with the figures that chose it: ``docs/models/hcan.md``.
+"""The CAN and HCAN presets (Gao et al. 2018: flat and hierarchical, one or two self-
+attentions, max or target pooling), as data: one entry per preset, in the format
+:mod:`kerasattn.models.registry` describes. Why each default departs from the paper,
+with the figures that chose it: ``docs/models/hcan.md``.
 """
 
 FAMILY = "hcan"

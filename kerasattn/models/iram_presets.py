@@ -1,13 +1,8 @@
-"""The IRAM presets (Tutek & Šnajder 2018: vanilla, full, and the LSTM-only
-baseline), as data.
-
-One entry per preset, as keras-hub's ``*_presets.py``: ``description``; ``config``, the
-builder's arguments; ``train``, the paper's training settings over
-:data:`kerasattn.models.registry.TRAIN_DEFAULTS` (the ``"paper"`` recipe);
-``recipes``, the other named ways to train it (``"default"``, where present, is what
-learns here; ``"cpu"`` is the default sized for a machine without a GPU, which the
-command line picks there unless ``--recipe`` says otherwise). Why each default departs
-from the paper, with the figures that chose it: ``docs/models/iram.md``.
+"""The IRAM presets (Tutek & Šnajder 2018: vanilla, full, and the LSTM-only baseline), as
+data: one entry per preset, in the format :mod:`kerasattn.models.registry` describes.
+Why each default departs from the paper, with the figures that chose it:
+``docs/models/iram.md``. ``"cpu"``: the default sized for a machine without a GPU, which
+the command line takes there unless ``--recipe`` says otherwise.
 """
 
 FAMILY = "iram"

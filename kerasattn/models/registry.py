@@ -5,6 +5,14 @@ registered Keras model; ``python -m training.train --model NAME`` finds the
 same presets, including the classical scikit-learn ones (``kind="classical"``).
 A family registers its presets when its module is imported; the modules are
 imported by ``kerasattn.models``.
+
+Each family keeps its presets as data, one table per family as keras-hub's
+``*_presets.py`` (``kerasattn/models/<family>_presets.py``: ``FAMILY``, ``PAPER`` and
+``PRESETS``), read by :meth:`Preset.from_spec`. An entry holds ``description``;
+``config``, the builder's arguments; ``train``, the paper's training settings over
+:data:`TRAIN_DEFAULTS` (the ``"paper"`` recipe); ``recipes``, the other named ways to
+train it (``"default"``, where present, is what learns here); and, where they apply,
+``kind``, ``hierarchical``, ``needs_vocabulary`` and its own ``paper``.
 """
 
 import dataclasses

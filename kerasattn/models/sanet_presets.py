@@ -1,12 +1,7 @@
-"""The SANet presets (Letarte et al. 2018, §4: base and big, with and without
-self-attention), as data.
-
-One entry per preset, as keras-hub's ``*_presets.py``: ``description``; ``config``, the
-builder's arguments; ``train``, the paper's training settings over
-:data:`kerasattn.models.registry.TRAIN_DEFAULTS` (the ``"paper"`` recipe);
-``recipes``, the other named ways to train it (``"default"``, where present, is what
-learns here; ``cpu`` holds what changes without a GPU). Why each default departs from
-the paper, with the figures that chose it: ``docs/models/sanet.md``.
+"""The SANet presets (Letarte et al. 2018, §4: base and big, with and without self-
+attention), as data: one entry per preset, in the format
+:mod:`kerasattn.models.registry` describes. Why each default departs from the paper,
+with the figures that chose it: ``docs/models/sanet.md``.
 """
 
 FAMILY = "sanet"
