@@ -28,7 +28,7 @@ def one_epoch(model_name, ds, pre, config, order_seed, shuffle_batches):
     """Validation accuracy of ``model_name`` after one epoch (weights from seed 0)."""
     import keras
 
-    from kerasattn import models, recipes
+    from kerasattn import heads, models, recipes
     from kerasattn.data.pipeline import batches_per_epoch, make_dataset
 
     t = config.train
@@ -39,7 +39,7 @@ def one_epoch(model_name, ds, pre, config, order_seed, shuffle_batches):
     keras.utils.set_random_seed(0)
     model = models.get(model_name, vocab_size=pre.vocabulary_size, num_classes=ds.num_classes,
                        vocabulary=pre.vocabulary, **config.model_overrides)
-    loss, accuracy = recipes.loss_and_accuracy(model)
+    loss, accuracy = heads.loss_and_accuracy(model)
     # at the rate of the whole run's schedule
     model.compile(optimizer=recipes.optimizer_for(models.get_preset(model_name), t,
                                                   lambda: batches_per_epoch(train)),

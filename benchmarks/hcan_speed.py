@@ -33,7 +33,7 @@ MODELS = ("hcan-2sa-target", "han")
 def make_batches(dataset, n_batches, seed=0):
     """(ids, labels, vocabulary size, number of classes) of the first ``n_batches`` shuffled
     training batches, with the presets' own preprocessing."""
-    from kerasattn import models, recipes
+    from kerasattn import heads, models, recipes
     from kerasattn.data import datasets
     from kerasattn.data.pipeline import make_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
@@ -60,7 +60,7 @@ def time_training(name, xs, ys, vocab_size, num_classes, repeats, overrides, log
     keras.utils.set_random_seed(0)
     model = models.get(name, vocab_size=vocab_size, num_classes=num_classes, **overrides)
     model.compile(optimizer=recipes.make_optimizer(models.get_preset(name), learning_rate=1e-3),
-                  loss=recipes.loss_and_accuracy(model)[0])
+                  loss=heads.loss_and_accuracy(model)[0])
     for x, y in zip(xs, ys):  # warm-up: one trace per distinct batch shape
         model.train_on_batch(x, y)
     passes = []

@@ -116,13 +116,13 @@ def build_peer(name, vocab_size, num_classes=2):
 
 def build(name):
     """(model, optimizer, loss) of a preset or a peer, ready to compile."""
-    from kerasattn import models, recipes
+    from kerasattn import heads, models, recipes
 
     preset = models.get_preset(PEERS.get(name, name))
     model = (build_peer(name, VOCAB) if name in PEERS
              else models.get(name, vocab_size=VOCAB, num_classes=2))
     optimizer = recipes.make_optimizer(preset)
-    loss = recipes.loss_and_accuracy(model)[0]
+    loss = heads.loss_and_accuracy(model)[0]
     return model, optimizer, loss
 
 

@@ -44,6 +44,8 @@ import tempfile
 import keras
 import tensorflow as tf
 
+from kerasattn.heads import probability_tensor
+
 SERVING_MAX_LENGTH = 2048
 SERVING_MAX_SENTENCES = 100
 SERVING_MAX_WORDS = 100
@@ -179,20 +181,13 @@ class ServingModule(tf.Module):
         out = fn(tf.pad(ids, pad), training=False)
         return tf.nest.map_structure(lambda t: t[:n], out)
 
-    @staticmethod
-    def _probabilities(outputs):
-        p = tf.cast(outputs, tf.float32)
-        if p.shape[-1] == 1:  # one sigmoid unit
-            p = tf.concat([1.0 - p, p], axis=-1)
-        return p
-
     def _predictions(self, p):
         label = tf.argmax(p, axis=-1, output_type=tf.int64)
         return {"probabilities": p, "label": label, "label_name": self.labels.lookup(label)}
 
     def _serve(self, text):
         ids, _ = self._ids_and_tokens(text)
-        return self._predictions(self._probabilities(self._call(self.model, ids)))
+        return self._predictions(probability_tensor(self._call(self.model, ids)))
 
     def _explain(self, text):
         ids, tokens = self._ids_and_tokens(text)
@@ -202,7 +197,7 @@ class ServingModule(tf.Module):
             out = dict(self._call(self.probe, ids))
             p = out.pop("probabilities")
             attention = {_signature_name(k): tf.cast(v, tf.float32) for k, v in out.items()}
-        return {"tokens": tokens, **self._predictions(self._probabilities(p)), **attention}
+        return {"tokens": tokens, **self._predictions(probability_tensor(p)), **attention}
 
 
 def check_class_names(class_names):

@@ -1,12 +1,10 @@
-"""How a preset is trained: its loss, optimizer, precision policy and text options.
+"""How a preset is trained: its optimizer, precision policy and text options (the loss
+belongs to its head: :mod:`kerasattn.heads`).
 
 One place for what the command line (``training.train``), ``training.portable``,
 the multi-worker loop, the benchmarks and :class:`kerasattn.TextClassifier`
 used to work out each on their own:
 
-- :func:`is_binary_head` / :func:`loss_and_accuracy`: a model with one sigmoid
-  unit trains with binary cross-entropy, a softmax with sparse categorical
-  cross-entropy;
 - :func:`make_optimizer`: the preset's own optimizer recipe (SANet's
   ``GroupedSGD``, IRAM's AMSGrad with clipping, HCAN's Adam β2) unless another
   optimizer is asked for by name; :func:`optimizer_for`: the same from a run's
@@ -22,20 +20,6 @@ from collections.abc import Mapping
 import keras
 
 PRECISIONS = {"off": "float32", "float16": "mixed_float16", "bfloat16": "mixed_bfloat16"}
-
-
-def is_binary_head(model):
-    """Whether ``model`` ends in one sigmoid unit (probabilities are ``[1 - p, p]``)."""
-    return model.output_shape[-1] == 1
-
-
-def loss_and_accuracy(model):
-    """The loss and accuracy metric for ``model``'s output: binary cross-entropy on one
-    sigmoid unit, sparse categorical cross-entropy on a softmax."""
-    if is_binary_head(model):
-        return "binary_crossentropy", keras.metrics.BinaryAccuracy(name="accuracy")
-    return "sparse_categorical_crossentropy", \
-        keras.metrics.SparseCategoricalAccuracy(name="accuracy")
 
 
 def make_optimizer(preset, optimizer=None, learning_rate=None, clipnorm=None):

@@ -239,14 +239,6 @@ def load_dataset(config, data_dir=None, download=True):
                          seed=config["seed"], download=download)
 
 
-def as_probabilities(outputs):
-    """Model outputs -> (n, classes) probabilities; a single sigmoid unit -> [1-p, p]."""
-    p = np.asarray(outputs, dtype=np.float64)
-    if p.ndim == 2 and p.shape[1] == 1:
-        p = np.concatenate([1.0 - p, p], axis=1)
-    return p
-
-
 def predict_keras(model, texts, labels, preprocessor, batch_size, verbose=0):
     """Probabilities and labels in dataset order (batches are bucketed by length)."""
     from kerasattn.data.pipeline import make_dataset
@@ -269,6 +261,8 @@ def predict_batches(model, batches, total=None, verbose=0):
             bar.add(len(ys[-1]))
     if not probs:
         return np.zeros((0, 2)), np.zeros(0, np.int64)
+    from kerasattn.heads import as_probabilities
+
     return as_probabilities(np.concatenate(probs)), np.concatenate(ys).astype(np.int64)
 
 

@@ -34,7 +34,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from kerasattn import recipes
+from kerasattn import heads, recipes
 
 
 def _as_text_array(x):
@@ -372,7 +372,7 @@ class TextClassifier(keras.Model):
             self._pending_compile = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                                          **kwargs)
             return
-        auto_loss, auto_accuracy = recipes.loss_and_accuracy(self.backbone)
+        auto_loss, auto_accuracy = heads.loss_and_accuracy(self.backbone)
         self._scheduled_compile = None
         if isinstance(optimizer, str) and optimizer == "auto":
             optimizer = recipes.make_optimizer(self._spec, self._settings["optimizer"],
@@ -604,7 +604,7 @@ class TextClassifier(keras.Model):
             x = (x if x.element_spec.shape.rank == 1 else x.batch(batch_size)) \
                 .map(self.preprocessor)
         out = super().predict(x, batch_size=batch_size, verbose=verbose, **kwargs)
-        from kerasattn.runs import as_probabilities
+        from kerasattn.heads import as_probabilities
 
         return as_probabilities(out).astype(np.float32)
 

@@ -13,7 +13,7 @@ import keras
 import numpy as np
 import pytest
 
-from kerasattn import export, models, runs
+from kerasattn import export, heads, models, runs
 from kerasattn.data.preprocessing import TextPreprocessor
 from tests.conftest import write
 
@@ -126,7 +126,7 @@ def fresh(exported):
 def test_signatures_in_a_fresh_process_match_the_model(family, exported, fresh):
     model, pre, _ = exported[family]
     ids = pre(np.array(TEXTS)).to_tensor(0)
-    expected = runs.as_probabilities(model(ids))
+    expected = heads.as_probabilities(model(ids))
     got = fresh[family]
     np.testing.assert_allclose(got["probabilities"], expected, atol=1e-5)
     assert got["label"] == np.argmax(expected, 1).tolist()
@@ -301,7 +301,7 @@ def test_export_and_predict_commands(tmp_path):
     html = open(page, encoding="utf-8").read()
     assert "inter_attention" in html and "gripping" in html
     _, model, pre = runs.load_keras_run(run_dir)
-    expected = runs.as_probabilities(model(pre(np.array(["dull and lifeless"])).to_tensor()))
+    expected = heads.as_probabilities(model(pre(np.array(["dull and lifeless"])).to_tensor()))
     assert abs(rows[1]["probabilities"]["positive"] - expected[0, 1]) < 1e-5
     assert export_cmd.main(["--run", str(tmp_path / "nope")]) == 2
     # predict stands on the SavedModel alone: it imports nothing of the package but the

@@ -297,7 +297,7 @@ def test_a_named_recipe_sets_the_defaults():
 
 
 def test_from_run_opens_a_run_of_the_command_line(tmp_path):
-    from kerasattn import runs
+    from kerasattn import heads
     from kerasattn.cli import train
 
     path = tmp_path / "d.csv"
@@ -309,6 +309,6 @@ def test_from_run_opens_a_run_of_the_command_line(tmp_path):
                               "--output-dir", str(tmp_path / "runs"), "--verbose", "0"])
     clf = kerasattn.TextClassifier.from_run(run_dir)
     _, model, pre = runs.load_keras_run(run_dir)
-    expected = runs.as_probabilities(model(pre(tf.constant(TEXTS)).to_tensor()))
+    expected = heads.as_probabilities(model(pre(tf.constant(TEXTS)).to_tensor()))
     np.testing.assert_allclose(clf.predict(TEXTS, verbose=0), expected, atol=1e-5)
     assert clf.class_names == ["neg", "pos"]

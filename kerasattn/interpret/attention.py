@@ -259,7 +259,7 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
     """Like :func:`extract_attention`, as a generator."""
     import tensorflow as tf
 
-    from kerasattn.runs import as_probabilities
+    from kerasattn.heads import as_probabilities
 
     is_probe = isinstance(model.output, dict) and "probabilities" in model.output
     probe = model if is_probe else attention_model(model)

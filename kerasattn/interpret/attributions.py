@@ -66,6 +66,7 @@ import weakref
 import keras
 import numpy as np
 
+from kerasattn.heads import probability_tensor
 from kerasattn.interpret.attention import (_decode, _name_ids, _pad, _strip_padding, _trim,
                                            attention_layers, attention_model)
 
@@ -236,7 +237,7 @@ def _chunks(iterable, size):
 def predict_probabilities(model, docs, batch_size=32):
     """(len(docs), classes) probabilities of documents of ids (no padding needed);
     a sigmoid head gives [1 − p, p]. ``docs`` may be any iterable."""
-    from kerasattn.runs import as_probabilities
+    from kerasattn.heads import as_probabilities
 
     model, _ = _unwrap(model)
     hierarchical = is_hierarchical(model)
@@ -361,15 +362,6 @@ def _check_backend():
                          f"(KERAS_BACKEND=tensorflow), not {keras.backend.backend()!r}")
 
 
-def _probability_tensor(outputs):
-    import tensorflow as tf
-
-    outputs = tf.cast(outputs, tf.float32)
-    if outputs.shape[-1] == 1:
-        outputs = tf.concat([1.0 - outputs, outputs], axis=-1)
-    return outputs
-
-
 def _forward(model, layers, ids, values, targets=None, gradients=True):
     """The model on ``ids`` with the embedding layers' outputs replaced by ``values``.
 
@@ -384,7 +376,7 @@ def _forward(model, layers, ids, values, targets=None, gradients=True):
         for v in values:
             tape.watch(v)
         with _replaced_calls(layers, calls):
-            probs = _probability_tensor(model(ids, training=False))
+            probs = probability_tensor(model(ids, training=False))
         if targets is None:
             targets = tf.argmax(probs, axis=1, output_type=tf.int32)
         y = tf.gather(probs, tf.cast(targets, tf.int32), axis=1, batch_dims=1)
@@ -726,7 +718,7 @@ def _document_scores(plan, trimmed, doc, method):
 
 
 def _attention_method(model, ids, method, batch_size=32, preprocessor=None):
-    from kerasattn.runs import as_probabilities
+    from kerasattn.heads import as_probabilities
 
     model, docs, tokens, hierarchical = _prepare_ids(model, ids, preprocessor)
     plan = _plan(model)

@@ -303,7 +303,7 @@ def permuted_probabilities(model, ids, permutations, layer=None):
         (batch, classes) probabilities.
     """
     from kerasattn.interpret.attributions import _replaced_calls
-    from kerasattn.runs import as_probabilities
+    from kerasattn.heads import as_probabilities
 
     model, _ = _unwrap(model)
     layer = _resolve_pooling(model, layer)
@@ -360,7 +360,7 @@ def permutation_test(model, texts_or_ids, preprocessor=None, layer=None, num_per
     model, docs, _, hierarchical = prepare_documents(model, texts_or_ids, preprocessor)
     layer = _resolve_pooling(model, layer)
     from kerasattn.interpret.attributions import _plan
-    from kerasattn.runs import as_probabilities
+    from kerasattn.heads import as_probabilities
 
     word_level = _word_level(model, layer)
     probe = _plan(model).probe

@@ -92,24 +92,12 @@ def agree_on_resume(strategy, run_dir):
     return agreed
 
 
-def per_example_loss(binary_output):
-    """The compiled loss of the run, per example (float32)."""
-    if binary_output:
-        return lambda y, p: keras.losses.binary_crossentropy(
-            tf.cast(y, tf.float32)[:, None], tf.cast(p, tf.float32))
-    return lambda y, p: keras.losses.sparse_categorical_crossentropy(y, tf.cast(p, tf.float32))
-
-
-def _correct(y, p, binary_output):
-    p = tf.cast(p, tf.float32)
-    guess = tf.cast(p[:, 0] > 0.5, tf.int64) if binary_output else tf.argmax(p, axis=-1)
-    return tf.reduce_sum(tf.cast(guess == tf.cast(y, tf.int64), tf.float32))
-
-
-def fit(model, strategy, train_ds, val_ds, epochs, callbacks, verbose, binary_output):
+def fit(model, strategy, train_ds, val_ds, epochs, callbacks, verbose):
     """Train like ``model.fit(train_ds, validation_data=val_ds, epochs=epochs,
     callbacks=callbacks)``; returns the ``History`` callback."""
-    loss_of = per_example_loss(binary_output)
+    from kerasattn.heads import correct, per_example_loss
+
+    loss_of = per_example_loss(model)
     replicas = strategy.num_replicas_in_sync
     optimizer = model.optimizer
     train_dist, val_dist = distribute(strategy, train_ds), distribute(strategy, val_ds)
@@ -126,11 +114,11 @@ def fit(model, strategy, train_ds, val_ds, epochs, callbacks, verbose, binary_ou
             scaled = optimizer.scale_loss(loss)
         grads = tape.gradient(scaled, model.trainable_variables)
         optimizer.apply(grads, model.trainable_variables)
-        return tf.stack([tf.reduce_sum(losses), _correct(y, p, binary_output), count])
+        return tf.stack([tf.reduce_sum(losses), correct(y, p), count])
 
     def eval_replica(x, y):
         p = model(x, training=False)
-        return tf.stack([tf.reduce_sum(loss_of(y, p)), _correct(y, p, binary_output),
+        return tf.stack([tf.reduce_sum(loss_of(y, p)), correct(y, p),
                          tf.cast(tf.shape(y)[0], tf.float32)])
 
     def step_fn(replica_fn):

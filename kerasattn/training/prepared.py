@@ -399,12 +399,12 @@ def _py_dataset(split, batch_size, seed=None, step=BUCKET_STEP):
 
 def predict_split(model, split, batch_size, step=BUCKET_STEP):
     """Class probabilities of a split, in dataset order."""
-    from kerasattn import runs
+    from kerasattn import heads
 
     out = None
     for index, width in split.batches(batch_size, step):
         ids, _, _ = _batch_arrays(split, index, width, batch_size)
-        p = runs.as_probabilities(model.predict_on_batch(ids))[:len(index)]
+        p = heads.as_probabilities(model.predict_on_batch(ids))[:len(index)]
         if out is None:
             out = np.zeros((len(split), p.shape[1]))
         out[index] = p
@@ -470,7 +470,8 @@ def _fit(run_dir, mixed_precision, verbose, time_limit, bucket_step):
     import keras
 
     from kerasattn import models, runs
-    from kerasattn.recipes import loss_and_accuracy, optimizer_for, set_precision
+    from kerasattn.heads import loss_and_accuracy
+    from kerasattn.recipes import optimizer_for, set_precision
     from kerasattn.training import core
 
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))

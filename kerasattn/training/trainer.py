@@ -52,7 +52,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     import keras
     import tensorflow as tf
 
-    from kerasattn import models, recipes, runs
+    from kerasattn import heads, models, recipes, runs
     from kerasattn.training import resume
     from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
@@ -123,7 +123,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
                                          seed=config.seed)
             log(f"embeddings from {config.embeddings}: {found:,} of "
                 f"{pre.vocabulary_size - 2:,} words found, the rest random")
-        loss, accuracy = recipes.loss_and_accuracy(model)
+        loss, accuracy = heads.loss_and_accuracy(model)
         per_epoch = None
         if recipes.is_scheduled(train.lr_schedule, train.warmup):  # not streamed (RunConfig)
             # the batches fit will take: grouped by length, more than len / batch size
@@ -162,7 +162,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
             from kerasattn.training import distributed
 
             distributed.fit(model, strategy, train_ds, val_ds, train.epochs, callbacks,
-                            verbose, recipes.is_binary_head(model))
+                            verbose)
         else:
             model.fit(train_ds, validation_data=val_ds, epochs=train.epochs,
                       callbacks=callbacks, verbose=verbose, shuffle=False)

@@ -13,7 +13,7 @@ from kerasattn.interpret.faithfulness import (aopc, erasure, faithfulness_report
                                               random_erasure, rank_agreement, rank_tokens,
                                               removal_counts, total_variation)
 from kerasattn.layers import AttentionPooling, MaskedGlobalMaxPooling1D
-from kerasattn.runs import as_probabilities
+from kerasattn.heads import as_probabilities
 
 # ids 2..11 carry these per-token numbers; the model's p(class 1) = sigmoid(masked max)
 VALUES = np.array([3.0, -1.0, 2.0, 0.5, -2.0, 1.0, -0.5, 0.0, 1.5, -3.0])

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from kerasattn import models
+from kerasattn import heads, models
 
 KERAS_MODELS = models.names(kind="keras")
 # every preset as registered, plus option variants that change the graph
@@ -154,9 +154,7 @@ def test_trains_and_round_trips_through_keras_format(name, options, eager, tmp_p
     keras.utils.set_random_seed(2)
     model = models.get(name, vocab_size=VOCAB, num_classes=2, vocabulary=WORDS,
                        **{**ONE_STEP_OPTIONS.get(name, {}), **options})
-    binary = model.output_shape[-1] == 1  # one sigmoid unit (transformer)
-    model.compile("adam", "binary_crossentropy" if binary else "sparse_categorical_crossentropy",
-                  run_eagerly=eager)
+    model.compile("adam", heads.loss_and_accuracy(model)[0], run_eagerly=eager)
     rng = np.random.default_rng(1)
     x = shaped_for(name, ids_batch(rng, [5, 9, 2, 11], 12))
     y = np.array([0, 1, 0, 1])
