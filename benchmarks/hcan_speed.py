@@ -33,7 +33,7 @@ MODELS = ("hcan-2sa-target", "han")
 def make_batches(dataset, n_batches, seed=0):
     """(ids, labels, vocabulary size, number of classes) of the first ``n_batches`` shuffled
     training batches, with the presets' own preprocessing."""
-    from kerasattn import heads, models, recipes
+    from kerasattn import models, recipes
     from kerasattn.data import datasets
     from kerasattn.data.pipeline import make_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
@@ -55,7 +55,7 @@ def time_training(name, xs, ys, vocab_size, num_classes, repeats, overrides, log
     import keras
     import numpy as np
 
-    from kerasattn import models, recipes
+    from kerasattn import heads, models, recipes
 
     keras.utils.set_random_seed(0)
     model = models.get(name, vocab_size=vocab_size, num_classes=num_classes, **overrides)

@@ -297,7 +297,7 @@ def test_a_named_recipe_sets_the_defaults():
 
 
 def test_from_run_opens_a_run_of_the_command_line(tmp_path):
-    from kerasattn import heads
+    from kerasattn import heads, runs
     from kerasattn.cli import train
 
     path = tmp_path / "d.csv"
