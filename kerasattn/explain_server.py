@@ -574,11 +574,11 @@ class ExplainServer(http.server.ThreadingHTTPServer):
     request_queue_size = 128  # a burst of connections waits instead of being reset
 
     def __init__(self, address, service, quiet=False):
-        from kerasattn.explain_page import render_page
+        from kerasattn.explanation_pages import server_page
 
         self.service = service
         self.quiet = quiet
-        self.page = render_page(service.info).encode("utf-8")
+        self.page = server_page(service.info).encode("utf-8")
         super().__init__(address, ExplainHandler)
 
     def accepts_host(self, host):

@@ -268,6 +268,38 @@ def test_export_refuses_a_used_version_before_writing_anything(exported, tmp_pat
     assert (empty / "saved_model.pb").exists()
 
 
+@pytest.mark.parametrize("family", sorted(set(FAMILIES) - NO_ATTENTION))
+def test_the_saved_model_page_is_the_runs_page(family, exported):
+    """predict --explain draws, from the SavedModel alone, the page kerasattn explain
+    draws from the model: the same words, layers, sentences and steps (numbers aside:
+    the graph and the model round differently in the last digits)."""
+    import re
+
+    import tensorflow as tf
+
+    from kerasattn.explanation_pages import attention_html
+    from kerasattn.interpret import extract_attention
+    from kerasattn.saved_model_page import explain_page
+
+    model, pre, path = exported[family]
+    classes = FAMILIES[family][3]
+    axes = {k: tuple(v) for k, v in json.load(
+        open(os.path.join(path, "assets", "attention.json"))).items()}
+    served = explain_page(tf.saved_model.load(path).signatures["explain"], TEXTS, axes, None,
+                          classes)
+    direct = attention_html(extract_attention(model, TEXTS, pre), None, classes,
+                            title="attention")
+
+    def shape(page):
+        return re.sub(r"\d+\.\d+%?|rgba\([^)]*\)|transparent", "#", page)
+
+    assert shape(served) == shape(direct)
+    assert served.count("class='w'") == direct.count("class='w'") > len(TEXTS)
+    numbers = [re.findall(r"title='(-?\d+\.\d+)'", page) for page in (served, direct)]
+    np.testing.assert_allclose(np.array(numbers[0], float), np.array(numbers[1], float),
+                               atol=2e-4)
+
+
 def test_export_and_predict_commands(tmp_path):
     from kerasattn.cli import export as export_cmd
     from kerasattn.cli import predict, train
@@ -318,11 +350,13 @@ def test_export_and_predict_commands(tmp_path):
     page_source = open(page.__file__, encoding="utf-8").read()
     assert {line.split()[1] for line in page_source.splitlines()
             if line.startswith(("import kerasattn", "from kerasattn"))} == {
-        "kerasattn.word_colours"}
-    import kerasattn.word_colours as palette
+        "kerasattn.explanation_pages"}
+    import kerasattn.explanation_pages as renderer
 
-    assert not [line for line in open(palette.__file__, encoding="utf-8").read().splitlines()
-                if line.startswith(("import kerasattn", "from kerasattn"))]
+    # the renderer needs NumPy and the standard library only
+    assert {line.split()[1] for line in open(renderer.__file__, encoding="utf-8").read()
+            .splitlines() if line.startswith(("import ", "from "))} <= {
+        "functools", "html", "importlib.resources", "json", "math", "os", "re", "numpy"}
 
 
 def test_grpc_client_against_a_prediction_service(exported, capsys):

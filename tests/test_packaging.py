@@ -191,8 +191,8 @@ def test_pip_installs_the_package_and_its_console_command(installed):
     assert "kerasattn.cli:main" in meta
 
     # the explanation page's data files are installed with the package
-    page = run(python, "-c", "from kerasattn.explain_page import render_page; "
-                             "print(render_page({'run': 'r', 'class_names': []}))").stdout
+    page = run(python, "-c", "from kerasattn.explanation_pages import server_page; "
+                             "print(server_page({'run': 'r', 'class_names': []}))").stdout
     assert "document.body.dataset.state" in page and "font-family" in page
 
     after = {p for p in ("build", "kerasattn.egg-info") if (ROOT / p).exists()}

@@ -121,7 +121,7 @@ def _run(args):
         from kerasattn.saved_model_page import explain_page
 
         try:
-            explain_page(loaded.signatures["explain"], texts, axes, args.explain)
+            explain_page(loaded.signatures["explain"], texts, axes, args.explain, classes)
         except OSError as e:
             raise InputError(f"--explain {args.explain}: {e.strerror or e}") from None
         print(f"wrote {args.explain}", file=sys.stderr)

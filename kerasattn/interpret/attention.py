@@ -34,10 +34,10 @@ import keras.tree
 import numpy as np
 
 from kerasattn import layers as _layers
+from kerasattn.explanation_pages import trim_padding
 from kerasattn.layers import FoldSentences, UnfoldSentences
 from kerasattn.layers.fold_sentences import FoldMask
 
-TOKEN_AXES = ("query", "key", "token")
 
 _REGISTRY = {}
 
@@ -220,20 +220,6 @@ class Explanation:
         return explanation_html(self)
 
 
-def _trim(weights, axes, n, sentences=None):
-    """Cut the padding: token axes to ``n``; a "sentence" axis to ``sentences``; a
-    "memory" axis to its first ``n`` entries and its last (steps − 1)."""
-    weights = np.asarray(weights)
-    if "memory" in axes:
-        axis = axes.index("memory")
-        total, summaries = weights.shape[axis], weights.shape[axes.index("step")] - 1
-        keep = np.r_[0:min(n, total - summaries), total - summaries:total]
-        weights = np.take(weights, keep, axis=axis)
-    index = tuple(slice(0, n) if a in TOKEN_AXES else
-                  slice(0, sentences) if a == "sentence" else slice(None) for a in axes)
-    return np.asarray(weights[index], dtype=np.float32)
-
-
 def extract_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
     """Tokens, probabilities and attention weights of ``model`` for each document.
 
@@ -294,11 +280,11 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
         for i, row in enumerate(ids):
             if hierarchical:
                 n_sent, n = len(row), max((len(s) for s in row), default=0)
-                trimmed = {name: _trim(out[name][i], axes[name],
-                                       n if "sentence" in axes[name] else n_sent, n_sent)
+                trimmed = {name: trim_padding(out[name][i], axes[name],
+                                              n if "sentence" in axes[name] else n_sent, n_sent)
                            for name in axes}
             else:
-                trimmed = {name: _trim(out[name][i], axes[name], len(row)) for name in axes}
+                trimmed = {name: trim_padding(out[name][i], axes[name], len(row)) for name in axes}
             yield Explanation(tokens=words[i],
                               probabilities=out["probabilities"][i].astype(np.float32),
                               attention=trimmed, axes=dict(axes), hierarchical=hierarchical)

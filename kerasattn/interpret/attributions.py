@@ -66,8 +66,9 @@ import weakref
 import keras
 import numpy as np
 
+from kerasattn.explanation_pages import trim_padding
 from kerasattn.heads import probability_tensor
-from kerasattn.interpret.attention import (_decode, _name_ids, _pad, _strip_padding, _trim,
+from kerasattn.interpret.attention import (_decode, _name_ids, _pad, _strip_padding,
                                            attention_layers, attention_model)
 
 METHODS = ("gradient_x_input", "integrated_gradients", "leave_one_out", "attention", "rollout")
@@ -308,15 +309,12 @@ def embedding_layers(model):
     for layer in model._flatten_layers(include_self=False, recursive=True):
         if not _is_embedding(layer):
             continue
-        # which tensors the layer was called on: private (no public accessor), pinned
-        # by tests/test_private_keras_api.py
-        for node in getattr(layer, "_inbound_nodes", []):
-            arguments = getattr(node, "arguments", None)
-            tensors = getattr(arguments, "keras_tensors", None) or \
-                getattr(node, "input_tensors", None) or []
-            if any(id(t) in inputs for t in tensors):
-                found.append(layer)
-                break
+        try:  # the tensors the layer was (first) called on
+            called_on = keras.tree.flatten(layer.input)
+        except (AttributeError, ValueError):  # a layer never called in a graph
+            continue
+        if any(id(t) in inputs for t in called_on):
+            found.append(layer)
     if not found:
         raise ValueError(
             f"model {model.name!r} has no token-embedding layer (a keras.layers.Embedding, or "
@@ -734,11 +732,12 @@ def _attention_method(model, ids, method, batch_size=32, preprocessor=None):
         for i, doc in enumerate(chunk):
             if hierarchical:
                 n_sent, n = len(doc), max((len(s) for s in doc), default=0)
-                trimmed = {name: _trim(out[name][i], plan.axes[name],
-                                       n if "sentence" in plan.axes[name] else n_sent, n_sent)
-                           for name in plan.axes}
+                trimmed = {name: trim_padding(
+                    out[name][i], plan.axes[name],
+                    n if "sentence" in plan.axes[name] else n_sent, n_sent)
+                    for name in plan.axes}
             else:
-                trimmed = {name: _trim(out[name][i], plan.axes[name], len(doc))
+                trimmed = {name: trim_padding(out[name][i], plan.axes[name], len(doc))
                            for name in plan.axes}
             scores.append(_document_scores(plan, trimmed, doc, method))
             extra = {"layers": plan.describe()}

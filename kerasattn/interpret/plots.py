@@ -2,7 +2,9 @@
 
 ``attention_heatmap`` draws one attention matrix with the words on both axes,
 as in Figures 3–6 of the SANet paper (rows: the attending word, columns: the
-word attended to). ``attention_html`` writes a self-contained page showing each
+word attended to). ``attention_html`` (rendered by :mod:`kerasattn.explanation_pages`,
+with every other explanation page, and importable from here) writes a self-contained
+page showing each
 document with every word's background intensity set by the attention it
 receives, one line per attention layer, the prediction and its probabilities;
 given token attributions (:class:`~kerasattn.interpret.TokenAttribution`, e.g.
@@ -12,13 +14,16 @@ evidence AGAINST it (PRGn, readable with the common colour-vision deficiencies),
 white at zero.
 """
 
-import html
 import os
 
 import numpy as np
 
-from kerasattn.interpret.attention import TOKEN_AXES
-from kerasattn.word_colours import attention_colour, signed_colour
+# the HTML views live with every other explanation page; imported here, where they are
+# documented beside the heatmaps
+from kerasattn.explanation_pages import (METHOD_NAMES, attention_html,  # noqa: F401
+                                         attribution_html, explanation_html,
+                                         hierarchical_levels, received_attention,
+                                         word_weights)
 
 
 def _save(fig, path, tight=True):
@@ -31,24 +36,6 @@ def _save(fig, path, tight=True):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
-
-
-def received_attention(weights, axes):
-    """Per-token attention received: the mean over every axis but the last token axis.
-
-    For a (query, key) matrix this is the column mean (how much the other
-    words attend to each word); for a (token,) vector it is the vector itself.
-    """
-    weights = np.asarray(weights, dtype=np.float64)
-    # IRAM's "memory" runs over the tokens then its summaries (which have no word)
-    token_axes = [i for i, a in enumerate(axes) if a in TOKEN_AXES or a == "memory"]
-    if not token_axes:
-        raise ValueError(f"weights with axes {axes} have no token axis")
-    last = token_axes[-1]
-    others = tuple(i for i in range(weights.ndim) if i != last)
-    if weights.size == 0:  # an empty sentence or text
-        return np.zeros(weights.shape[last])
-    return weights.mean(axis=others) if others else weights
 
 
 def attention_heatmap(matrix, tokens, path, title="", max_tokens=80):
@@ -129,24 +116,6 @@ def iterative_heatmap(weights, tokens, path, title="", max_tokens=80):
     return _save(fig, path)
 
 
-def _step_lines(name, weights, tokens):
-    """HTML of IRAM's ("step", "memory") weights: one line per step, its words
-    coloured, then its weights on the earlier summaries."""
-    weights = np.asarray(weights, dtype=np.float64)
-    n, lines = len(tokens), []
-    for t, row in enumerate(weights, 1):
-        top = float(row.max(initial=0))
-        spans = [f"<span class='w' style='background:{_colour(_scale(float(v), top))}' "
-                 f"title='{float(v):.4f}'>{html.escape(w)}</span>"
-                 for w, v in zip(tokens, row[:n])]
-        spans += [f"<span class='s' style='background:{_colour(_scale(float(v), top))}' "
-                  f"title='summary {k}: {float(v):.4f}'>s{k} {float(v):.2f}</span>"
-                  for k, v in enumerate(row[n:], 1)]
-        lines.append(f"<div class='layer'><span class='layer-name'>{html.escape(name)}, "
-                     f"step {t}</span>{' '.join(spans)}</div>")
-    return lines
-
-
 def word_colour_map(weights, tokens, path, title="", line_chars=90, max_tokens=600):
     """PNG of a text with each word's background as dark as its weight (the
     Transformer paper's Figures 11–12): ``weights`` holds one value per token,
@@ -192,82 +161,6 @@ def word_colour_map(weights, tokens, path, title="", line_chars=90, max_tokens=6
     return _save(fig, path, tight=False)
 
 
-_colour = attention_colour  # the one palette (kerasattn.word_colours)
-_diverging = signed_colour
-
-
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #111; }
-.doc { border: 1px solid #ccc; border-radius: 6px; padding: 1em; margin-bottom: 1.5em; }
-.layer { line-height: 2; margin: .6em 0; }
-.layer-name { font-size: .8em; color: #555; display: block; }
-.w { padding: 2px 3px; margin: 0 1px; border-radius: 3px; }
-.sentence, .attr-sentence { margin: .15em 0; }
-.s { display: inline-block; min-width: 3.2em; font-size: .75em; text-align: right;
-     padding: 1px 4px; margin-right: .5em; border-radius: 3px;
-     font-variant-numeric: tabular-nums; }
-.pred { font-weight: 600; }
-.probs { font-size: .85em; color: #444; }
-.legend { display: inline-block; width: 12em; height: 1em; vertical-align: middle;
-          background: linear-gradient(to right, rgba(220,38,38,.05), rgba(220,38,38,.9)); }
-.legend-signed { display: inline-block; width: 16em; height: 1em; vertical-align: middle;
-          background: linear-gradient(to right, rgba(118,42,131,.9), rgba(118,42,131,.05),
-                                      white, rgba(27,120,55,.05), rgba(27,120,55,.9)); }
-.panels { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2em; }
-.panel { min-width: 0; }
-.panel-title { font-size: .85em; font-weight: 600; color: #333; margin-top: .4em; }
-.a { padding: 2px 3px; margin: 0 1px; border-radius: 3px; }
-.a.strong { color: white; }
-.note { font-size: .8em; color: #555; }
-img { max-width: 100%; display: block; margin-top: .5em; }
-"""
-
-
-def hierarchical_levels(explanation):
-    """(word-level layer names, sentence-level layer names) of a hierarchical explanation."""
-    words = [n for n, a in explanation.axes.items() if a and a[0] == "sentence"]
-    sentences = [n for n, a in explanation.axes.items() if not a or a[0] != "sentence"]
-    return words, sentences
-
-
-def word_weights(explanation, name):
-    """Per sentence, the attention each of its words receives from layer ``name``
-    (a list of arrays, one per sentence)."""
-    weights, axes = explanation.attention[name], explanation.axes[name]
-    return [received_attention(weights[i], axes[1:])[:len(sentence)]
-            for i, sentence in enumerate(explanation.tokens)]
-
-
-def _scale(values, top):
-    return values / top if top > 0 else values * 0.0
-
-
-def _hierarchical_lines(ex):
-    """HTML of one hierarchical document (HCAN Figure 4): per word-level layer, every
-    sentence on its line, its sentence-level weights first, its words coloured."""
-    word_layers, sentence_layers = hierarchical_levels(ex)
-    received = {n: received_attention(ex.attention[n], ex.axes[n]) for n in sentence_layers}
-    lines = []
-    for name in word_layers:
-        per_sentence = word_weights(ex, name)
-        top = max((float(w.max()) for w in per_sentence if w.size), default=0.0)
-        lines.append(f"<div class='layer'><span class='layer-name'>{html.escape(name)} "
-                     f"(words); sentence weights from "
-                     f"{html.escape(', '.join(sentence_layers))}</span>")
-        for i, (sentence, values) in enumerate(zip(ex.tokens, per_sentence)):
-            badges = []
-            for s_name in sentence_layers:
-                value = float(received[s_name][i])
-                s_top = float(received[s_name].max())
-                badges.append(f"<span class='s' style='background:"
-                              f"{_colour(_scale(value, s_top))}' title='{html.escape(s_name)}: "
-                              f"{value:.4f}'>{value:.2f}</span>")
-            spans = [f"<span class='w' style='background:{_colour(_scale(float(v), top))}' "
-                     f"title='{float(v):.4f}'>{html.escape(w)}</span>"
-                     for w, v in zip(sentence, values)]
-            lines.append(f"<div class='sentence'>{''.join(badges)}{' '.join(spans)}</div>")
-        lines.append("</div>")
-    return lines
 
 
 def hierarchical_heatmap(explanation, word_layer, sentence_layer, path, title="",
@@ -316,181 +209,3 @@ def hierarchical_heatmap(explanation, word_layer, sentence_layer, path, title=""
     return _save(fig, path)
 
 
-METHOD_NAMES = {"gradient_x_input": "gradient × input",
-                "integrated_gradients": "integrated gradients",
-                "leave_one_out": "leave-one-out", "attention": "attention",
-                "rollout": "attention rollout"}
-
-
-def _attribution_lines(attribution, names):
-    """HTML of one document's token attribution: the words (one line per sentence of a
-    hierarchical model) coloured by the signed score / the document's largest |score|."""
-    scores = attribution.flat_scores
-    finite = np.abs(scores[np.isfinite(scores)])
-    top = float(finite.max()) if finite.size else 0.0
-    target = names[attribution.target] if attribution.target < len(names) \
-        else str(attribution.target)
-    method = METHOD_NAMES.get(attribution.method, attribution.method)
-
-    def spans(words, values):
-        out = []
-        for w, v in zip(words, values):
-            scaled = float(v) / top if top > 0 else 0.0
-            strong = " strong" if abs(scaled) > 0.6 else ""
-            out.append(f"<span class='a{strong}' style='background:{_diverging(scaled)}' "
-                       f"title='{float(v):+.4f}'>{html.escape(str(w))}</span>")
-        return " ".join(out)
-
-    lines = [f"<div class='panel-title'>{html.escape(method)} for class "
-             f"{html.escape(str(target))}</div><div class='layer attribution' "
-             f"data-method='{html.escape(attribution.method)}'>"]
-    if attribution.hierarchical:
-        for words, values in zip(attribution.tokens, attribution.scores):
-            lines.append(f"<div class='attr-sentence'>{spans(words, values)}</div>")
-    else:
-        lines.append(spans(attribution.tokens, scores))
-    lines.append("</div>")
-    gap = attribution.extras.get("completeness_gap")
-    note = f"sum of scores {float(np.nansum(scores)):+.3f}"
-    if gap is not None:
-        note += (f"; p(class) − p(baseline) = "
-                 f"{float(np.nansum(scores)) + float(gap):+.3f}")
-    lines.append(f"<div class='note'>{note}</div>")
-    return lines
-
-
-def _attention_lines(ex):
-    """HTML of one document's attention: one line per layer (IRAM: per step)."""
-    if ex.hierarchical:
-        return _hierarchical_lines(ex) if ex.tokens else []
-    parts = []
-    for name, weights in ex.attention.items():
-        if not ex.tokens:
-            break
-        if ex.axes[name] == ("step", "memory"):
-            parts.extend(_step_lines(name, weights, ex.tokens))
-            continue
-        received = received_attention(weights, ex.axes[name])
-        top = float(received.max()) if received.size else 0.0
-        spans = []
-        for word, value in zip(ex.tokens, received):
-            scaled = value / top if top > 0 else 0.0
-            spans.append(f"<span class='w' style='background:{_colour(scaled)}' "
-                         f"title='{value:.4f}'>{html.escape(word)}</span>")
-        parts.append(f"<div class='layer'><span class='layer-name'>{html.escape(name)}"
-                     f"</span>{' '.join(spans)}</div>")
-    return parts
-
-
-def _document_parts(d, ex, names, attribution=None, images=()):
-    """The HTML of one document: prediction, probabilities, attention (and attribution)."""
-    probs = np.asarray(ex.probabilities, dtype=np.float64)
-    names = names or [str(i) for i in range(len(probs))]
-    label = int(np.argmax(probs))
-    parts = [f"<div class='doc' id='doc-{d}'>",
-             f"<div class='pred'>prediction: {html.escape(str(names[label]))} "
-             f"({probs[label]:.1%})</div><div class='probs'>"
-             + ", ".join(f"{html.escape(str(n))} {p:.3f}" for n, p in zip(names, probs))
-             + "</div>"]
-    if not ex.tokens:
-        parts.append("<p><em>(empty text: no words)</em></p>")
-    if attribution is None:
-        parts.extend(_attention_lines(ex))
-    elif ex.tokens:
-        attention = _attention_lines(ex) or [
-            "<p class='note'>(this model has no attention layer)</p>"]
-        parts.append("<div class='panels'><div class='panel attention-panel'>"
-                     "<div class='panel-title'>attention</div>")
-        parts.extend(attention)
-        parts.append("</div><div class='panel attribution-panel'>")
-        parts.extend(_attribution_lines(attribution, names))
-        parts.append("</div></div>")
-    for image in images or ():
-        parts.append(f"<img src='{html.escape(image)}' alt='attention heatmap'>")
-    parts.append("</div>")
-    return parts
-
-
-def _scoped_style():
-    """:data:`_STYLE` for a fragment inside another page (a notebook): the body rule
-    becomes the fragment's own."""
-    return _STYLE.replace("body {", ".kerasattn-explanation {", 1)
-
-
-def explanation_html(explanation, class_names=None, attribution=None):
-    """One document's colour map as an HTML fragment (its own styles inside): what a
-    notebook shows for an :class:`~kerasattn.interpret.Explanation` (``_repr_html_``)."""
-    names = class_names or getattr(explanation, "class_names", None)
-    return (f"<div class='kerasattn-explanation'><style>{_scoped_style()}</style>"
-            + "".join(_document_parts(0, explanation, names, attribution)) + "</div>")
-
-
-def attribution_html(attribution, class_names=None):
-    """One document's token scores as an HTML fragment (diverging colours: green for
-    the explained class, purple against it): a notebook's view of a
-    :class:`~kerasattn.interpret.TokenAttribution` (``_repr_html_``)."""
-    names = class_names or getattr(attribution, "class_names", None)
-    probs = np.asarray(attribution.probabilities, dtype=np.float64)
-    names = names or [str(i) for i in range(len(probs))]
-    return (f"<div class='kerasattn-explanation'><style>{_scoped_style()}</style>"
-            "<div class='doc'>" + "".join(_attribution_lines(attribution, names))
-            + "</div></div>")
-
-
-def attention_html(explanations, path=None, class_names=None, title="Attention", images=None,
-                   attributions=None):
-    """The colour-map page: written to ``path`` (returned), or, with ``path=None``,
-    returned as a string.
-
-    Args:
-        explanations: :class:`~kerasattn.interpret.attention.Explanation` objects
-            (a model without attention: with an empty ``attention``).
-        path: the ``.html`` file to write (None: return the page instead).
-        class_names: label names (default: the class index).
-        title: the page title.
-        images: optional list (one per document) of lists of image paths to
-            show under the document (e.g. its heatmaps), relative to the page.
-        attributions: optional list (one per document) of
-            :class:`~kerasattn.interpret.TokenAttribution` of the same texts
-            (or None): drawn beside the attention over the same words.
-
-    Each word's intensity is the attention it receives divided by the largest
-    in that document and layer, so every line uses the full scale; hovering a
-    word shows its raw weight. An attribution is scaled by the document's
-    largest |score|: green for the explained class, purple against it.
-    """
-    legend = ("<p>Each word's colour is the attention it receives (mean over the words "
-              "attending to it), scaled to the document's largest: low "
-              "<span class='legend'></span> high.</p>")
-    if attributions is not None:
-        if len(attributions) != len(explanations):
-            raise ValueError(f"{len(attributions)} attributions for "
-                             f"{len(explanations)} explanations")
-        methods = sorted({METHOD_NAMES.get(a.method, a.method)
-                          for a in attributions if a is not None})
-        left = ("Left, <b>attention</b>: each word's colour is the attention it receives "
-                "(mean over the words attending to it), scaled to the document's largest: low "
-                "<span class='legend'></span> high. " if any(ex.attention for ex in explanations)
-                else "Left, <b>attention</b>: none (the model has no attention layer). ")
-        legend = ("<p class='legend-text'>" + left +
-                  f"Right, <b>{html.escape(', '.join(methods) or 'attribution')}</b>: each "
-                  "word's score for the explained (predicted) class, scaled to the "
-                  "document's largest |score|: against the class "
-                  "<span class='legend-signed'></span> for the class (purple: the word "
-                  "lowers the class's probability, green: it raises it, white: no effect). "
-                  "Hover a word for its raw value.</p>")
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-             f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
-             legend]
-    for d, ex in enumerate(explanations):
-        attribution = attributions[d] if attributions is not None else None
-        parts.extend(_document_parts(d, ex, class_names, attribution,
-                                     images[d] if images else ()))
-    parts.append("</body></html>")
-    page = "\n".join(parts)
-    if path is None:
-        return page
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(page)
-    return path

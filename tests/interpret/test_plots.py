@@ -80,25 +80,26 @@ def test_explanations_and_attributions_show_themselves_in_a_notebook():
 
 
 def test_one_palette_for_every_explanation_page():
-    """The pages of interpret.plots, predict --explain and the server's script colour
-    words alike (kerasattn.word_colours; explain.js mirrors it)."""
+    """Every page is rendered by kerasattn.explanation_pages (interpret.plots and
+    saved_model_page import it); the server's script colours words alike."""
     import importlib.resources
 
-    from kerasattn import saved_model_page, word_colours
+    from kerasattn import explanation_pages as pages
+    from kerasattn import saved_model_page
     from kerasattn.interpret import plots
 
-    assert plots._colour(1.0) == word_colours.attention_colour(1.0) == "rgba(220, 38, 38, 0.900)"
-    assert word_colours.attention_colour(0.0) == "transparent"
-    assert word_colours.signed_colour(-0.5) == "rgba(118, 42, 131, 0.475)"
-    assert word_colours.signed_colour(2.0) == "rgba(27, 120, 55, 0.900)"
-    assert word_colours.signed_colour(float("nan")) == "transparent"
-    spans = saved_model_page.attention_spans(["<b>", "film"], [0.25, 0.5])
+    assert plots.attention_html is pages.attention_html is saved_model_page.attention_html
+    assert pages.attention_colour(1.0) == "rgba(220, 38, 38, 0.900)"
+    assert pages.attention_colour(0.0) == "transparent"
+    assert pages.signed_colour(-0.5) == "rgba(118, 42, 131, 0.475)"
+    assert pages.signed_colour(2.0) == "rgba(27, 120, 55, 0.900)"
+    assert pages.signed_colour(float("nan")) == "transparent"
+    spans = pages.attention_spans(["<b>", "film"], [0.25, 0.5])
     assert spans == ("<span class='w' style='background:rgba(220, 38, 38, 0.475)' "
                      "title='0.2500'>&lt;b&gt;</span> <span class='w' style='background:"
                      "rgba(220, 38, 38, 0.900)' title='0.5000'>film</span>")
     script = importlib.resources.files("kerasattn.interpret").joinpath(
         "page", "explain.js").read_text(encoding="utf-8")
-    for rgb in (word_colours.ATTENTION_RGB, word_colours.POSITIVE_RGB,
-                word_colours.NEGATIVE_RGB):
+    for rgb in (pages.ATTENTION_RGB, pages.POSITIVE_RGB, pages.NEGATIVE_RGB):
         assert f"rgba({rgb[0]}, {rgb[1]}, {rgb[2]}, " in script
     assert "0.05 + 0.85 * Math.min(" in script

@@ -51,7 +51,7 @@ def test_headless_chromium_draws_attention_and_attribution_side_by_side(tmp_path
     import matplotlib.image
 
     from kerasattn.interpret import TokenAttribution
-    from kerasattn.word_colours import NEGATIVE_RGB, POSITIVE_RGB
+    from kerasattn.explanation_pages import NEGATIVE_RGB, POSITIVE_RGB
 
     browser = require_browser()
     words = ["nothing", "to", "see", "TERRIBLE"]
