@@ -45,15 +45,6 @@ def test_run_through_graph_replays_a_functional_model_layer_by_layer():
     np.testing.assert_allclose(replay.predict(x, verbose=0), model.predict(x, verbose=0))
 
 
-def test_inbound_nodes_name_the_tensors_a_layer_was_called_on():
-    # interpret.attributions.embedding_layers: which embedding reads the model's ids
-    model = _functional()
-    layer = model.get_layer("embed")
-    node = layer._inbound_nodes[0]
-    tensors = node.arguments.keras_tensors
-    assert any(t is model.inputs[0] for t in tensors)
-
-
 def test_backup_and_restore_tells_fit_where_to_start_in_initial_epoch(tmp_path):
     # distributed.fit (the multi-worker loop of keras-team/keras#20585) starts where
     # BackupAndRestore says, as model.fit does: in model._initial_epoch
