@@ -28,23 +28,6 @@ def test_flatten_layers_walks_nested_layers():
     assert "embed" in names and "head" in names
 
 
-def test_run_through_graph_replays_a_functional_model_layer_by_layer():
-    # interpret.attention.attention_model: the graph replayed with a call hook per layer
-    model = _functional()
-    seen = []
-
-    def call(layer, *args, **kwargs):
-        seen.append(layer.name)
-        return layer(*args, **kwargs)
-
-    out = model._run_through_graph(model.inputs, call_fn=call)
-    out = out[0] if isinstance(out, (list, tuple)) else out
-    assert seen[0] == "embed" and seen[-1] == "head"
-    replay = keras.Model(model.inputs, out)
-    x = np.array([[1, 2, 3, 0, 0]])
-    np.testing.assert_allclose(replay.predict(x, verbose=0), model.predict(x, verbose=0))
-
-
 def test_backup_and_restore_tells_fit_where_to_start_in_initial_epoch(tmp_path):
     # distributed.fit (the multi-worker loop of keras-team/keras#20585) starts where
     # BackupAndRestore says, as model.fit does: in model._initial_epoch

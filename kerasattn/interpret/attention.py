@@ -117,7 +117,7 @@ def attention_model(model):
         raise ValueError(
             f"model {model.name!r} has no attention layer (known attention layers: "
             f"{', '.join(_attention_classes())})")
-    if not hasattr(model, "_run_through_graph") or not getattr(model, "_nodes_by_depth", None):
+    if isinstance(model, keras.Sequential) or not getattr(model, "inputs", None):
         raise ValueError(f"model {model.name!r} is not a functional Keras model; "
                          f"attention extraction replays a functional graph")
     found, axes = {}, {}
@@ -143,12 +143,18 @@ def attention_model(model):
                 folded[id(t)] = sources[0]
         return outputs
 
-    # Keras's own graph executor (what Functional.call uses), fed symbolic
-    # inputs: every layer is called again on new symbolic tensors with the
-    # same arguments (masks included), so all weights are shared. Private: Keras has
-    # no public way to replay a graph with a hook per layer (pinned by
-    # tests/test_private_keras_api.py).
-    outputs = model._run_through_graph(model.inputs, call_fn=call)
+    # the graph replayed on the model's own inputs with a hook per layer (Keras's public
+    # clone_model with call_function): every layer, kept as it is (so all weights are
+    # shared), is called again on new symbolic tensors with the same arguments, masks
+    # included
+    try:
+        replay = keras.models.clone_model(model, input_tensors=model.input,
+                                          clone_function=lambda layer: layer,
+                                          call_function=call)
+    except ValueError as error:  # a subclassed model: no graph to replay
+        raise ValueError(f"model {model.name!r} is not a functional Keras model; "
+                         f"attention extraction replays a functional graph") from error
+    outputs = replay.output
     outputs = outputs[0] if isinstance(outputs, (list, tuple)) else outputs
     inputs = model.inputs[0] if len(model.inputs) == 1 else model.inputs
     probe = keras.Model(inputs, {"probabilities": outputs, **found},

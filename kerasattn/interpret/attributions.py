@@ -151,8 +151,7 @@ def num_tokens(doc, hierarchical):
 
 def _unwrap(model, preprocessor=None):
     """A :class:`~kerasattn.tasks.TextClassifier` -> its backbone and text preprocessor."""
-    if hasattr(model, "backbone") and hasattr(model, "preprocessor") \
-            and not getattr(model, "_nodes_by_depth", None):
+    if hasattr(model, "backbone") and hasattr(model, "preprocessor"):
         if model.backbone is None:
             raise ValueError("the classifier has no backbone yet: fit it first")
         preprocessor = model.preprocessor if preprocessor is None else preprocessor
