@@ -267,7 +267,7 @@ def test_the_check_fails_when_any_figure_is_edited():
     ("SST-2 measured before the shuffle change (c74cd43); ", ""),
     ("cut in the 5th epoch of 10; IMDB before the initialiser fix (76bcf6e))",
      "cut in the 5th epoch of 10)"),
-    ("the 2nd epoch; before the initialiser fix (76bcf6e))", "the 2nd epoch)"),
+    ("the 2nd epoch; IMDB before the initialiser fix (76bcf6e))", "the 2nd epoch)"),
     ("`lstm` (max pooling, dropout 0.5; IMDB on an H100, cut in the 3rd epoch of 10)",
      "`lstm` (max pooling, dropout 0.5; IMDB on an H100)"),
 ])
