@@ -5,7 +5,8 @@ A run directory holds::
     config.json          everything needed to rebuild data, preprocessing and model
     preprocessor.json    text options of the preprocessor
     vocab.txt            its vocabulary (id = line number - 1; line 1, padding, is empty)
-    model.keras          the best epoch's model (Keras models)
+    model.keras          the best epoch's model (Keras models): a TextClassifier
+                         (raw strings in), the backbone alone from training.portable
     model.skops          the fitted pipeline (classical models; skops, never a pickle)
     history.csv          per-epoch loss/accuracy (Keras CSVLogger)
     tensorboard/         TensorBoard logs
@@ -266,19 +267,34 @@ def predict_batches(model, batches, total=None, verbose=0):
     return as_probabilities(np.concatenate(probs)), np.concatenate(ys).astype(np.int64)
 
 
-def load_keras_run(run_dir):
-    """(config, model, preprocessor) of a Keras run directory."""
+def load_saved_model(run_dir, compile=True):
+    """(config, the run's ``model.keras`` as saved) of a Keras run directory: a
+    :class:`kerasattn.TextClassifier` for a run of ``training.train``, the backbone alone
+    for a run of ``training.portable`` (trained where TensorFlow's text ops may be
+    missing) or one made before runs saved their classifier."""
     import keras
 
     import kerasattn.layers  # noqa: F401  (registers the custom layers)
     import kerasattn.models  # noqa: F401
-    from kerasattn.data.preprocessing import TextPreprocessor
 
     config = read_json(os.path.join(run_dir, CONFIG))
     if config["kind"] == "classical":
         raise ValueError(f"{run_dir} holds a {config['model']!r} run: a scikit-learn model "
                          f"with no Keras model or attention")
-    model = keras.saving.load_model(os.path.join(run_dir, KERAS_MODEL))
+    return config, keras.saving.load_model(os.path.join(run_dir, KERAS_MODEL),
+                                           compile=compile)
+
+
+def load_keras_run(run_dir):
+    """(config, model, preprocessor) of a Keras run directory: the trained backbone (token
+    ids in, probabilities out) and its
+    :class:`~kerasattn.data.preprocessing.TextPreprocessor`, whichever way the run saved
+    them."""
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    config, model = load_saved_model(run_dir)
+    if getattr(model, "backbone", None) is not None and hasattr(model, "preprocessor"):
+        model = model.backbone  # the classifier training.train saves
     return config, model, TextPreprocessor.load(run_dir)
 
 

@@ -322,18 +322,32 @@ class TextClassifier(keras.Model):
         schedule of your own for that)."""
         from kerasattn import runs
 
-        config, backbone, text_pre = runs.load_keras_run(run_dir)
-        clf = cls(config["model"], class_names=config["class_names"],
-                  preprocessor=TextClassifierPreprocessor.from_text_preprocessor(text_pre),
-                  backbone=backbone, model_options=config.get("model_overrides"),
-                  recipe=config.get("recipe") if config.get("recipe") in
-                  recipes.recipe_names(config["model"]) else "default")
+        config, saved = runs.load_saved_model(run_dir, compile=False)
+        if isinstance(saved, cls):  # a run of training.train: its model.keras is the classifier
+            clf = saved
+        else:  # a run of training.portable (or an older run): the backbone alone
+            from kerasattn.data.preprocessing import TextPreprocessor
+
+            clf = cls.of_run(config, saved, TextPreprocessor.load(run_dir))
         clf.source_run = os.path.abspath(run_dir)  # save_to_preset takes its metrics along
         if compile:
             t = config["train"]
             clf.compile(optimizer=recipes.make_optimizer(clf._spec, t["optimizer"],
                                                          t["learning_rate"]))
         return clf
+
+    @classmethod
+    def of_run(cls, config, backbone, text_preprocessor):
+        """The classifier of a run's parts: its ``config.json`` (a dict), its trained
+        backbone and its :class:`~kerasattn.data.preprocessing.TextPreprocessor`. What
+        ``training.train`` saves as a run's ``model.keras``; :meth:`from_run` builds it
+        from the files of a run that holds the backbone alone."""
+        return cls(config["model"], class_names=config["class_names"],
+                   preprocessor=TextClassifierPreprocessor.from_text_preprocessor(
+                       text_preprocessor),
+                   backbone=backbone, model_options=config.get("model_overrides"),
+                   recipe=config.get("recipe") if config.get("recipe") in
+                   recipes.recipe_names(config["model"]) else "default")
 
     def _build_backbone(self):
         from kerasattn import models

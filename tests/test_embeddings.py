@@ -57,7 +57,7 @@ def test_train_command_initialises_from_glove(tmp_path, capsys):
                               "--learning-rate", "1e-9", "--output-dir", str(tmp_path),
                               "--run-name", "g", "--verbose", "0"])
     assert "embeddings from" in capsys.readouterr().out
-    model = keras.saving.load_model(f"{run_dir}/model.keras")
+    model = keras.saving.load_model(f"{run_dir}/model.keras").backbone  # the classifier's
     vocab = open(f"{run_dir}/vocab.txt", encoding="utf-8").read().split("\n")
     table = model.get_layer("embedding").embeddings.numpy()
     np.testing.assert_allclose(table[vocab.index("film")], [0, 2, 0], atol=1e-5)

@@ -311,4 +311,9 @@ def test_from_run_opens_a_run_of_the_command_line(tmp_path):
     _, model, pre = runs.load_keras_run(run_dir)
     expected = heads.as_probabilities(model(pre(tf.constant(TEXTS)).to_tensor()))
     np.testing.assert_allclose(clf.predict(TEXTS, verbose=0), expected, atol=1e-5)
+    # the run's model.keras is the classifier itself (raw strings in): from_run is a load
+    saved = keras.saving.load_model(os.path.join(run_dir, runs.KERAS_MODEL))
+    assert isinstance(saved, kerasattn.TextClassifier) and saved.class_names == ["neg", "pos"]
+    np.testing.assert_allclose(saved.predict(TEXTS, verbose=0), expected, atol=1e-5)
+    assert int(saved.optimizer.iterations) > 0  # the best epoch's optimizer state with it
     assert clf.class_names == ["neg", "pos"]

@@ -187,17 +187,42 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     # does not send the run back to epoch 1); a resumed run gets the whole time limit again
     backup = keras.callbacks.BackupAndRestore(resume.backup_dir(run_dir),
                                               double_checkpoint=True, delete_checkpoint=False)
-    _, result = core.fit_and_evaluate(
+    best, result = core.fit_and_evaluate(
         model, fit, predict, run_dir, ds.class_names, what=f"{config.model} on {config.dataset}",
         early_stopping=config.early_stopping, time_limit=config.time_limit, past=past,
         first=[seeds], last=[backup], tensorboard=True, fitted=fitted, after_fit=after_fit,
         log=log)
+    save_classifier(run_dir, config.to_json(), best, pre)
     if done:
         result.info["resumed_after_epoch"] = done
     train_rows = pre.adapted_texts if streamed and not resuming else None
     if train_rows is not None:
         result.info["train_rows"] = train_rows
     return result, train_rows if streamed else len(ds.train)
+
+
+def save_classifier(run_dir, config, backbone, preprocessor):
+    """Make the run's ``model.keras`` the classifier: the best epoch's ``backbone`` with
+    the run's ``preprocessor`` and class names (``config``: the run's ``config.json``),
+    compiled with the backbone's optimizer, its state included, so
+    ``keras.saving.load_model`` gives a :class:`~kerasattn.TextClassifier` on raw strings
+    and :meth:`~kerasattn.TextClassifier.from_run` is that load. Written aside and
+    renamed: a crash leaves the backbone, which loads as well."""
+    from kerasattn import heads, runs
+    from kerasattn.tasks import TextClassifier
+
+    if isinstance(backbone, TextClassifier):  # resumed after it was saved: nothing to do
+        return
+    clf = TextClassifier.of_run(config, backbone, preprocessor)
+    loss, accuracy = heads.loss_and_accuracy(backbone)
+    # the optimizer moves to the classifier: Keras saves an object once, under the first
+    # owner it meets, and the classifier's compiled state is what loads back
+    optimizer, backbone.optimizer = backbone.optimizer, None
+    clf.compile(optimizer=optimizer, loss=loss, metrics=[accuracy])
+    path = os.path.join(run_dir, runs.KERAS_MODEL)
+    aside = os.path.join(run_dir, ".classifier.keras")
+    clf.save(aside)
+    os.replace(aside, path)
 
 
 # -- the run directory ------------------------------------------------------------

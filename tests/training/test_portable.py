@@ -175,6 +175,18 @@ def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
     probs = prepared.predict_split(model, prepared.load_arrays(a, config)["test"], 32)
     labels, scores = runs.read_test_scores(a)
     np.testing.assert_allclose(probs[:, 1], scores, atol=1e-5)
+    # a portable run keeps the backbone alone (no TensorFlow text ops where it trains);
+    # TextClassifier.from_run puts the classifier together from it and the run's files
+    import kerasattn
+    from kerasattn import heads
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    assert not isinstance(model, kerasattn.TextClassifier)
+    clf = kerasattn.TextClassifier.from_run(a)
+    texts = ["a fine , moving film", "dull"]
+    ids = TextPreprocessor.load(a)(texts).to_tensor().numpy()
+    np.testing.assert_allclose(clf.predict(texts, verbose=0),
+                               heads.as_probabilities(model.predict_on_batch(ids)), atol=1e-5)
 
 
 def test_padding_of_a_bucket_does_not_change_predictions(fitted):
