@@ -47,6 +47,24 @@ def test_backup_and_restore_tells_fit_where_to_start_in_initial_epoch(tmp_path):
     assert fresh._initial_epoch == 2  # the epochs done: the next to run is the third
 
 
+def test_a_call_replaced_on_the_instance_is_the_one_keras_runs():
+    # interpret.attributions._replaced_calls (gradients on given embeddings) and
+    # interpret.faithfulness.permuted_probabilities: the model's own forward pass, masks
+    # included, with one layer's output replaced
+    from kerasattn.interpret.attributions import _replaced_calls
+
+    model = _functional()
+    layer = model.get_layer("embed")
+    x = np.array([[1, 2, 3, 0, 0]])
+    before = model(x)
+    with _replaced_calls([layer], [lambda ids: keras.ops.zeros((1, 5, 4))]):
+        zeroed = model(x)
+    np.testing.assert_allclose(zeroed, model.get_layer("head")(keras.ops.zeros((1, 4))),
+                               atol=1e-6)
+    np.testing.assert_allclose(model(x), before)  # restored
+    assert "call" not in vars(layer)
+
+
 def test_op_def_registry_tells_registered_ops_from_others():
     # export.unregistered_ops: ops the SavedModel needs that core TensorFlow lacks
     # (TF Serving embeds an old tensorflow-text op set: tensorflow/serving#4057)

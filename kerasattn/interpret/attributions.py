@@ -327,7 +327,13 @@ _MISSING = object()
 
 @contextlib.contextmanager
 def _replaced_calls(layers, calls):
-    """Each layer's ``call`` replaced on the instance by the given function, restored after."""
+    """Each layer's ``call`` replaced on the instance by the given function, restored after.
+
+    The gradients need the embeddings' outputs as given tensors, and the faithfulness
+    permutations a pooling's weights permuted, in the model's own forward pass (masks
+    included); Keras has no public per-call hook for an eager pass. It relies on
+    ``Layer.__call__`` looking ``call`` up on the instance each time, which
+    tests/test_private_keras_api.py pins."""
     saved = [vars(layer).get("call", _MISSING) for layer in layers]
     try:
         for layer, call in zip(layers, calls):
