@@ -33,7 +33,7 @@ from kerasattn.cli.parsing import ArgumentParser
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from kerasattn.experiments import faithfulness  # noqa: E402
+from kerasattn.experiments import attention_faithfulness  # noqa: E402
 
 
 def build_parser():
@@ -48,7 +48,7 @@ def build_parser():
     p.add_argument("--faithfulness", action="store_true",
                    help="measure the faithfulness of the model's explanations on a seeded "
                         "sample of the test split and store it in metrics.json")
-    faithfulness.add_flags(p, "--faithfulness-sample")
+    attention_faithfulness.add_flags(p, "--faithfulness-sample")
     return p
 
 
@@ -57,7 +57,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.split is None:
         args.split = [] if args.faithfulness else ["val", "test"]
-    faithfulness.check_flags(p, args, "--faithfulness-sample")
+    attention_faithfulness.check_flags(p, args, "--faithfulness-sample")
 
     from kerasattn import runs
     from kerasattn.models.tfidf import UnsafeModelError
@@ -72,7 +72,7 @@ def main(argv=None):
             if args.split else {}
         report = None
         if args.faithfulness:
-            report = faithfulness.measure_faithfulness(args.run, args.faithfulness_sample,
+            report = attention_faithfulness.measure_faithfulness(args.run, args.faithfulness_sample,
                                                        args.seed, args.ig_steps, args.data_dir)
     except (DatasetError, UnsafeModelError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)

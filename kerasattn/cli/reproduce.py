@@ -66,9 +66,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # the experiments are the library's (kerasattn.experiments); this module parses their flags
 from kerasattn import experiments  # noqa: E402
-from kerasattn.experiments import faithfulness  # noqa: E402
+from kerasattn.experiments import attention_faithfulness  # noqa: E402
 from kerasattn.experiments import EXPERIMENTS, SEEDED, ExperimentError  # noqa: E402,F401
-from kerasattn.experiments.faithfulness import (  # noqa: E402
+from kerasattn.experiments.attention_faithfulness import (  # noqa: E402
     FAITHFULNESS_PERMUTATIONS, FAITHFULNESS_RANDOM_DRAWS)
 
 
@@ -91,7 +91,7 @@ def build_parser():
                         "accuracy as mean ± standard deviation over them (iram-regulariser, "
                         "transformer-grid, transformer-baselines, faithfulness)")
     g = p.add_argument_group("faithfulness")
-    faithfulness.add_flags(g, "--sample")
+    attention_faithfulness.add_flags(g, "--sample")
     g.add_argument("--random-draws", type=int, default=FAITHFULNESS_RANDOM_DRAWS, metavar="N",
                    help="random rankings per text (default "
                         f"{FAITHFULNESS_RANDOM_DRAWS})")
@@ -111,7 +111,7 @@ def main(argv=None):
 
     if args.seeds < 1:
         p.error("--seeds must be >= 1")
-    faithfulness.check_flags(p, args, "--sample")
+    attention_faithfulness.check_flags(p, args, "--sample")
     options = {}
     if args.experiment == "faithfulness":
         options = dict(sample=args.faithfulness_sample, seed=args.seed, ig_steps=args.ig_steps,

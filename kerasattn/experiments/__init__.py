@@ -3,9 +3,9 @@
 - :mod:`~kerasattn.experiments.sanet_table2`: SANet's Table 2 (attention Gini and
   band diagonality);
 - :mod:`~kerasattn.experiments.iram_regulariser`: IRAM's attention regulariser (§4.3);
-- :mod:`~kerasattn.experiments.transformer`: the Transformer paper's layers × heads
+- :mod:`~kerasattn.experiments.transformer_grid`: the Transformer paper's layers × heads
   grid (Tables 2–3) and its baselines (Table 1);
-- :mod:`~kerasattn.experiments.faithfulness`: is the attention an explanation?
+- :mod:`~kerasattn.experiments.attention_faithfulness`: is the attention an explanation?
   (ERASER faithfulness of every family's explanations);
 
 and :mod:`~kerasattn.experiments.common`, what they share. Each experiment is a
@@ -17,15 +17,16 @@ command in ``output_dir``), writes its Markdown and JSON (and figures) to
 line.
 """
 
-from kerasattn.experiments import faithfulness, iram_regulariser, sanet_table2, transformer
+from kerasattn.experiments import (attention_faithfulness, iram_regulariser, sanet_table2,
+                                   transformer_grid)
 from kerasattn.experiments.common import OUTPUT_DIR, RESULTS, ExperimentError
 
 # experiment name -> function
 EXPERIMENTS = {"sanet-table2": sanet_table2.sanet_table2,
                "iram-regulariser": iram_regulariser.iram_regulariser,
-               "transformer-grid": transformer.transformer_grid,
-               "transformer-baselines": transformer.transformer_baselines,
-               "faithfulness": faithfulness.faithfulness}
+               "transformer-grid": transformer_grid.transformer_grid,
+               "transformer-baselines": transformer_grid.transformer_baselines,
+               "faithfulness": attention_faithfulness.faithfulness}
 # the experiments that train their runs with --seeds N (faithfulness has its own options)
 SEEDED = {"iram-regulariser", "transformer-grid", "transformer-baselines"}
 

@@ -12,7 +12,7 @@ import pytest
 
 from kerasattn import runs
 from kerasattn.cli import evaluate, explain, reproduce, train
-from kerasattn.experiments import common, faithfulness
+from kerasattn.experiments import attention_faithfulness, common
 from tests.conftest import write
 
 # tiny models: the commands are under test, not what the models learn
@@ -139,9 +139,9 @@ def test_evaluate_faithfulness_stores_the_report(tiny_runs, tmp_path, capsys):
             assert np.isfinite(r["comprehensiveness_aopc"]) and np.isfinite(r["sufficiency_aopc"])
     # the sample is seeded: the same texts again, other ones with another seed
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
-    texts, labels = faithfulness.faithfulness_sample(config, 12, 3)
-    assert faithfulness.faithfulness_sample(config, 12, 3) == (texts, labels)
-    assert faithfulness.faithfulness_sample(config, 12, 4)[0] != texts
+    texts, labels = attention_faithfulness.faithfulness_sample(config, 12, 3)
+    assert attention_faithfulness.faithfulness_sample(config, 12, 3) == (texts, labels)
+    assert attention_faithfulness.faithfulness_sample(config, 12, 4)[0] != texts
     assert len(set(texts)) == len(texts) == 12
     assert evaluate.main(["--run", str(tmp_path), "--faithfulness"]) == 2  # not a run
 
@@ -193,7 +193,7 @@ def test_reproduce_faithfulness_on_trained_runs(tiny_runs, tmp_path, monkeypatch
     # the same figures as training.evaluate --faithfulness on the same sample
     record = records["Transformer"]
     assert record["documents"] == 12 and record["ig_steps"] == 4
-    report = faithfulness.measure_faithfulness(chosen[1], 12, 0, 4, random_draws=2,
+    report = attention_faithfulness.measure_faithfulness(chosen[1], 12, 0, 4, random_draws=2,
                                            num_permutations=3)["rows"]
     for row in report:
         mine = next(r for r in record["rows"] if (r["kind"], r["method"]) ==

@@ -1,4 +1,4 @@
-"""The Transformer paper's experiments (kerasattn.experiments.transformer, run by
+"""The Transformer paper's experiments (kerasattn.experiments.transformer_grid, run by
 training.reproduce) on a cut-down grid."""
 
 import os
@@ -8,7 +8,7 @@ import pytest
 from kerasattn import runs
 from kerasattn.cli import evaluate, reproduce
 from kerasattn.experiments import ExperimentError, common
-from kerasattn.experiments import transformer as experiment
+from kerasattn.experiments import transformer_grid as experiment
 from tests.conftest import train_in_process
 
 

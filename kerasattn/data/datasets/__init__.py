@@ -48,7 +48,7 @@ Users' own files (``csv:`` / ``jsonl:`` / ``tsv:``) have no published checksum;
 their rows are checked as described in :func:`load_user_file`.
 """
 
-from kerasattn.data.datasets.core import (DEFINITION_SEED, DatasetError, DatasetFormatError,
+from kerasattn.data.datasets.definitions import (DEFINITION_SEED, DatasetError, DatasetFormatError,
                                           DatasetIntegrityError, DatasetNotFoundError, ENV_VAR,
                                           SPLITS, Split, TextDataset, VERIFY_ENV)
 from kerasattn.data.datasets.locate import Remote, locate, search_roots
@@ -58,7 +58,7 @@ from kerasattn.data.datasets.integrity import (PUBLISHED_COUNTS, PUBLISHED_FILES
 from kerasattn.data.datasets.splits import (VAL_SPLITS, grouped_split, hold_out_validation,
                                             rows_needed, split_80_10_10, stratified_split)
 from kerasattn.data.datasets.user import is_user_dataset, load_user_file, user_files
-from kerasattn.data.datasets.registry import describe, load, names, register
+from kerasattn.data.datasets.catalogue import describe, load, names, register
 from kerasattn.data.datasets.imdb import IMDB_REMOTE, load_imdb, load_imdb_random_split
 from kerasattn.data.datasets.sst import (SST2_NAMES, SST5_NAMES, SST_GLUE_REMOTE, SST_TREES_REMOTE,
                                          load_sst2, load_sst2_glue, load_sst2_phrases, load_sst5,

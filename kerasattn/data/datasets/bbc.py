@@ -3,12 +3,12 @@
 import os
 import re
 
-from kerasattn.data.datasets.core import DEFINITION_SEED, DatasetFormatError, Split
+from kerasattn.data.datasets.definitions import DEFINITION_SEED, DatasetFormatError, Split
 from kerasattn.data.datasets.locate import Remote, locate
 from kerasattn.data.datasets.integrity import (PUBLISHED_COUNTS, _Tree, _verify_published,
                                                check_counts)
 from kerasattn.data.datasets.splits import stratified_split
-from kerasattn.data.datasets.registry import register
+from kerasattn.data.datasets.catalogue import register
 
 
 BBC_REMOTE = Remote("http://mlg.ucd.ie/files/datasets/bbc-fulltext.zip", "bbc-fulltext.zip")

@@ -5,12 +5,12 @@ import re
 
 import numpy as np
 
-from kerasattn.data.datasets.core import DatasetFormatError, Split
+from kerasattn.data.datasets.definitions import DatasetFormatError, Split
 from kerasattn.data.datasets.locate import Remote, _decode, locate
 from kerasattn.data.datasets.integrity import (PUBLISHED_COUNTS, _Tree, _verify_published,
                                                check_counts, verify_file)
 from kerasattn.data.datasets.splits import split_80_10_10
-from kerasattn.data.datasets.registry import register
+from kerasattn.data.datasets.catalogue import register
 
 
 IMDB_REMOTE = Remote(

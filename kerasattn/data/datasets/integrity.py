@@ -10,7 +10,8 @@ import zlib
 
 import numpy as np
 
-from kerasattn.data.datasets.core import DatasetFormatError, DatasetIntegrityError, VERIFY_ENV
+from kerasattn.data.datasets.definitions import (VERIFY_ENV, DatasetFormatError,
+                                                DatasetIntegrityError)
 
 
 PUBLISHED_FILES = {

@@ -3,7 +3,7 @@
 import dataclasses
 import os
 
-from kerasattn.data.datasets.core import DatasetFormatError, DatasetNotFoundError, ENV_VAR
+from kerasattn.data.datasets.definitions import DatasetFormatError, DatasetNotFoundError, ENV_VAR
 
 
 @dataclasses.dataclass(frozen=True)

