@@ -91,6 +91,20 @@ def trim_padding(weights, axes, n, sentences=None):
     return np.asarray(weights[index], dtype=np.float32)
 
 
+def trim_document(weights, axes, doc, hierarchical):
+    """Every attention layer's weights of one document with the padding cut
+    (:func:`trim_padding`): ``weights`` and ``axes`` map layer names to the padded weights
+    and their axis names; ``doc`` is the document's tokens (a list of sentences when
+    ``hierarchical``). A word-level layer's token axes run over the longest sentence's
+    words, a sentence-level layer's over the sentences."""
+    if not hierarchical:
+        return {name: trim_padding(weights[name], axes[name], len(doc)) for name in axes}
+    n_sent, n = len(doc), max((len(s) for s in doc), default=0)
+    return {name: trim_padding(weights[name], axes[name],
+                               n if "sentence" in axes[name] else n_sent, n_sent)
+            for name in axes}
+
+
 def received_attention(weights, axes):
     """Per-token attention received: the mean over every axis but the last token axis.
 

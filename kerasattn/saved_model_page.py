@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from kerasattn.explanation_pages import attention_html, trim_padding  # NumPy only
+from kerasattn.explanation_pages import attention_html, trim_document  # NumPy only
 
 
 def batches(items, size):
@@ -36,19 +36,12 @@ def explanation(out, i, axes):
         words = [_words(sentence) for sentence in tokens]
         while words and not words[-1]:
             words.pop()
-        longest = max((len(s) for s in words), default=0)
-        # a word-level layer's token axes run over a sentence's words, a sentence-level
-        # layer's over the sentences
-        attention = {name: trim_padding(out[name][i], layer_axes,
-                                        longest if "sentence" in layer_axes else len(words),
-                                        len(words))
-                     for name, layer_axes in axes.items()}
     else:
         words = _words(tokens)
-        attention = {name: trim_padding(out[name][i], layer_axes, len(words))
-                     for name, layer_axes in axes.items()}
-    return types.SimpleNamespace(tokens=words, attention=attention,
-                                 axes={name: tuple(a) for name, a in axes.items()},
+    axes = {name: tuple(a) for name, a in axes.items()}
+    attention = trim_document({name: out[name][i] for name in axes}, axes, words,
+                              hierarchical)
+    return types.SimpleNamespace(tokens=words, attention=attention, axes=axes,
                                  probabilities=np.asarray(out["probabilities"][i]),
                                  hierarchical=hierarchical)
 

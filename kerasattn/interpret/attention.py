@@ -34,7 +34,7 @@ import keras.tree
 import numpy as np
 
 from kerasattn import layers as _layers
-from kerasattn.explanation_pages import trim_padding
+from kerasattn.explanation_pages import trim_document
 from kerasattn.layers import FoldSentences, UnfoldSentences
 from kerasattn.layers.fold_sentences import FoldMask
 
@@ -284,13 +284,8 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
         out = {k: np.asarray(v) for k, v in out.items()}
         out["probabilities"] = as_probabilities(out["probabilities"])
         for i, row in enumerate(ids):
-            if hierarchical:
-                n_sent, n = len(row), max((len(s) for s in row), default=0)
-                trimmed = {name: trim_padding(out[name][i], axes[name],
-                                              n if "sentence" in axes[name] else n_sent, n_sent)
-                           for name in axes}
-            else:
-                trimmed = {name: trim_padding(out[name][i], axes[name], len(row)) for name in axes}
+            trimmed = trim_document({name: out[name][i] for name in axes}, axes, row,
+                                    hierarchical)
             yield Explanation(tokens=words[i],
                               probabilities=out["probabilities"][i].astype(np.float32),
                               attention=trimmed, axes=dict(axes), hierarchical=hierarchical)

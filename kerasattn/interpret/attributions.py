@@ -66,7 +66,7 @@ import weakref
 import keras
 import numpy as np
 
-from kerasattn.explanation_pages import trim_padding
+from kerasattn.explanation_pages import trim_document
 from kerasattn.heads import probability_tensor
 from kerasattn.interpret.attention import (_decode, _name_ids, _pad, _strip_padding,
                                            attention_layers, attention_model)
@@ -735,15 +735,8 @@ def _attention_method(model, ids, method, batch_size=32, preprocessor=None):
         out = {k: np.asarray(v) for k, v in out.items()}
         probabilities.append(as_probabilities(out["probabilities"]))
         for i, doc in enumerate(chunk):
-            if hierarchical:
-                n_sent, n = len(doc), max((len(s) for s in doc), default=0)
-                trimmed = {name: trim_padding(
-                    out[name][i], plan.axes[name],
-                    n if "sentence" in plan.axes[name] else n_sent, n_sent)
-                    for name in plan.axes}
-            else:
-                trimmed = {name: trim_padding(out[name][i], plan.axes[name], len(doc))
-                           for name in plan.axes}
+            trimmed = trim_document({name: out[name][i] for name in plan.axes}, plan.axes,
+                                    doc, hierarchical)
             scores.append(_document_scores(plan, trimmed, doc, method))
             extra = {"layers": plan.describe()}
             if method == "rollout":
