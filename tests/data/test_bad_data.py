@@ -43,7 +43,8 @@ def test_user_csv_missing_label(tmp_path):
 
 def test_undecodable_file_names_the_file(tmp_path):
     path = write(tmp_path / "data.csv", b"text,label\n\xff\xfe bad,1\n", mode="wb")
-    with pytest.raises(d.DatasetFormatError, match=r"data\.csv: not valid UTF-8"):
+    with pytest.raises(d.DatasetFormatError,
+                       match=r"data\.csv:2: not valid UTF-8 \(byte 0xff at column 1\)"):
         d.load(f"csv:{path}")
 
 

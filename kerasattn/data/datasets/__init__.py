@@ -57,7 +57,8 @@ from kerasattn.data.datasets.integrity import (PUBLISHED_COUNTS, PUBLISHED_FILES
                                                verify_file)
 from kerasattn.data.datasets.splits import (VAL_SPLITS, grouped_split, hold_out_validation,
                                             rows_needed, split_80_10_10, stratified_split)
-from kerasattn.data.datasets.user import is_user_dataset, load_user_file, user_files
+from kerasattn.data.datasets.user import (is_user_dataset, load_user_file,
+                                          refuse_untrained_classes, user_files)
 from kerasattn.data.datasets.catalogue import describe, load, names, register
 from kerasattn.data.datasets.imdb import IMDB_REMOTE, load_imdb, load_imdb_random_split
 from kerasattn.data.datasets.sst import (SST2_NAMES, SST5_NAMES, SST_GLUE_REMOTE, SST_TREES_REMOTE,
@@ -80,5 +81,5 @@ __all__ = ["BBC_REMOTE", "DEFINITION_SEED", "DatasetError", "DatasetFormatError"
            "load", "load_ag_news_test_split", "load_bbc", "load_imdb", "load_imdb_random_split",
            "load_sst2", "load_sst2_glue", "load_sst2_phrases", "load_sst5", "load_sst5_phrases",
            "load_user_file", "locate", "names", "parse_ptb_tree", "read_zhang_csv", "register",
-           "rows_needed", "search_roots", "split_80_10_10", "stratified_split", "user_files",
-           "verification_enabled", "verify_file"]
+           "refuse_untrained_classes", "rows_needed", "search_roots", "split_80_10_10",
+           "stratified_split", "user_files", "verification_enabled", "verify_file"]

@@ -4,7 +4,7 @@ from kerasattn.data.datasets.definitions import (DEFINITION_SEED, SPLITS, Datase
                                                 TextDataset)
 from kerasattn.data.datasets.integrity import _verify_enabled
 from kerasattn.data.datasets.splits import VAL_SPLITS, hold_out_validation
-from kerasattn.data.datasets.user import load_user_file
+from kerasattn.data.datasets.user import load_user_file, refuse_untrained_classes
 
 
 _LOADERS: dict = {}
@@ -84,6 +84,8 @@ def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=T
     elif val_split != "stratified":
         notes.append(f"validation split: the dataset's own ({val_split} applies only where "
                      "a share of train is held out)")
+    if user:  # every split of a user's data, both held-out splits derived: each class trains
+        refuse_untrained_classes(splits, class_names)
     ds = TextDataset(name, splits["train"], splits["val"], splits["test"],
                      list(class_names), notes)
     for s in SPLITS:
