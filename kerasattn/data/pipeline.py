@@ -59,29 +59,41 @@ def _trim(ids, extent, label):
     return ids[: extent[0]], label
 
 
-_BATCH_SEEDS = 500_000  # an epoch's batch seed, past its text seed
+_GRAPH_SEED = 1  # the graph-level seed of the function that builds an epoch's pipeline
 
 
 def _per_epoch(make, seed, epoch, epochs):
     """One epoch's pipeline, ``make(text_seed, batch_seed, reshuffle)``, shuffled anew
     every epoch: by ``seed`` and the number of epochs this process has iterated, or,
-    with the ``epoch`` variable, by ``seed`` and that epoch alone."""
+    with the ``epoch`` variable, by ``seed`` and that epoch alone.
+
+    With ``epoch`` it is one pipeline whatever the number of epochs: when an epoch's
+    iterator starts (after ``on_epoch_begin`` set the variable) it reads the epoch and
+    builds that epoch's pipeline, its shuffle seeds drawn in the graph from
+    ``(seed, epoch)`` by a stateless random op. Nothing is built per epoch in advance,
+    so the memory and time before the first step do not grow with the epochs (they
+    did, when there was one pipeline per epoch, chosen among), and an epoch's order
+    does not depend on how many epochs there are: the first five epochs of a run of
+    ten are a run of five's, batch for batch, and a run resumed at epoch k in a fresh
+    process sees epoch k's order. ``epochs`` is only checked, for compatibility."""
     if epoch is None:
         return make(seed, None if seed is None else seed + 1, True)
     if not epochs:
         raise ValueError("shuffle_epoch needs epochs (the number of epochs to shuffle for)")
-    # One fixed order per epoch, with Python-int seeds (a tensor seed breaks
-    # tf.data's seed logic when the global seed is 0), and the epoch variable
-    # choosing among them when an epoch's iterator starts (after on_epoch_begin).
-    # Each order is a whole epoch's pipeline, not a shuffle of a shared upstream
-    # one: nested choices would make epochs² iterators every epoch. An epoch's seeds
-    # do not depend on how many epochs there are, so the first five epochs of a run of
-    # ten are a run of five's, batch for batch.
-    base = (seed or 0) * 1_000_003
-    orders = [make(base + e + 1, base + _BATCH_SEEDS + e + 1, False) for e in range(epochs)]
-    choice = tf.data.Dataset.from_tensors(0).map(lambda _: epoch.read_value()).flat_map(
-        lambda e: tf.data.Dataset.from_tensors(e).repeat())
-    return tf.data.Dataset.choose_from_datasets(orders, choice, stop_on_empty_dataset=True)
+
+    def one_epoch(e):
+        # Dataset.shuffle takes tensor seeds; it pairs them with the graph-level seed,
+        # which in this function's graph would be the process's global seed (and a
+        # global seed of 0 makes tf.data compare the tensor in Python, an error).
+        # Fixed here, the order is a function of (seed, epoch) alone.
+        tf.compat.v1.set_random_seed(_GRAPH_SEED)
+        key = tf.stack([tf.constant(int(seed or 0), tf.int64), e])
+        text_seed, batch_seed = tf.unstack(tf.random.stateless_uniform(
+            [2], key, minval=0, maxval=2 ** 31 - 1, dtype=tf.int64))
+        return make(text_seed, batch_seed, False)
+
+    return tf.data.Dataset.from_tensors(0).map(lambda _: epoch.read_value()).flat_map(
+        one_epoch)
 
 
 def batches_per_epoch(ds):
@@ -118,7 +130,9 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
             function of ``(seed, epoch)`` only, so a run resumed at epoch k in a
             fresh process sees the same order as an uninterrupted run. Without
             it the order depends on how many epochs this process has iterated.
-        epochs: with ``shuffle_epoch``, the number of epochs (one order each).
+        epochs: with ``shuffle_epoch``, the number of epochs: required, for
+            compatibility, but nothing depends on it (one pipeline, whatever the
+            number; an epoch's order is built when its iterator starts).
         bucket: batch texts of similar length together. Without it batches
             keep the input order (still padded per batch only).
         cache: cache the tokenised texts in memory after the first pass.
