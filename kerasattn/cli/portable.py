@@ -17,7 +17,8 @@ directory as ``training.train`` does. ``prepare --jobs FILE`` prepares one run a
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser, plain
+from kerasattn.cli.parsing import (ArgumentParser, integer, length, plain, positive_float,
+                                   positive_int)
 
 BUCKET_STEP = 64  # kerasattn.training.prepared.BUCKET_STEP (not imported: --help stays fast)
 
@@ -28,16 +29,17 @@ def build_fit_parser():
     p.add_argument("--run", action="append", required=True,
                    help="a prepared run directory (repeatable)")
     p.add_argument("--mixed-precision", default="off", choices=["off", "float16", "bfloat16"])
-    p.add_argument("--verbose", type=int, default=2)
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--verbose", type=integer, default=2, choices=(0, 1, 2),
+                   help="Keras verbosity: 0, 1 or 2")
+    p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
                    help="stop training after the batch in progress once this long has passed "
                         "(the partial epoch is validated; metrics.json records it)")
-    p.add_argument("--bucket-step", type=int, default=BUCKET_STEP, metavar="TOKENS",
+    p.add_argument("--bucket-step", type=length, default=BUCKET_STEP, metavar="TOKENS",
                    help=f"round batch widths up to multiples of this (default {BUCKET_STEP}; "
                         "smaller pads short texts less but compiles more programs; a "
                         "hierarchical model's sentences and words are rounded up to powers "
                         "of two)")
-    p.add_argument("--parallel", type=int, default=1, metavar="N",
+    p.add_argument("--parallel", type=positive_int, default=1, metavar="N",
                    help="fit N runs at once, each in a process of its own with its output in "
                         "the run's fit.log and, under JAX, 0.9/N of the GPU's memory (default "
                         "1: one after another in this process)")
@@ -71,12 +73,6 @@ def main(argv=None):
         return 0
     p = build_fit_parser()
     args = p.parse_args(argv[1:])
-    if args.time_limit is not None and args.time_limit <= 0:
-        p.error("--time-limit must be a positive number of seconds")
-    if args.bucket_step < 1:
-        p.error("--bucket-step must be a positive number of tokens")
-    if args.parallel < 1:
-        p.error("--parallel must be a positive number of runs")
     from kerasattn import runs
     from kerasattn.training import prepared
     from kerasattn.training.errors import ConfigError

@@ -60,7 +60,7 @@ import argparse
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser
+from kerasattn.cli.parsing import ArgumentParser, bounded_int, positive_int, seed, with_types
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -83,19 +83,23 @@ def build_parser():
     p.add_argument("--results-dir", default=experiments.RESULTS,
                    help="where the tables are written")
     p.add_argument("--data-dir", help="directory to look for datasets in first")
-    p.add_argument("--limit", type=int, help="measure only the first N test texts")
+    p.add_argument("--limit", type=positive_int, help="measure only the first N test texts")
     p.add_argument("--dataset", help="the dataset of the transformer experiments (default "
                                      "imdb) and of faithfulness (sst2 or imdb; default sst2)")
-    p.add_argument("--seeds", type=int, default=1, metavar="N",
+    p.add_argument("--seeds", type=bounded_int, default=1, metavar="N",
                    help="training seeds per configuration when training (0 … N-1; default 1): "
                         "accuracy as mean ± standard deviation over them (iram-regulariser, "
                         "transformer-grid, transformer-baselines, faithfulness)")
     g = p.add_argument_group("faithfulness")
-    attention_faithfulness.add_flags(g, "--sample")
-    g.add_argument("--random-draws", type=int, default=FAITHFULNESS_RANDOM_DRAWS, metavar="N",
+    # their lower bounds: check_flags's
+    attention_faithfulness.add_flags(with_types(g, {
+        "--sample": bounded_int, "--seed": seed, "--ig-steps": bounded_int}), "--sample")
+    g.add_argument("--random-draws", type=positive_int, default=FAITHFULNESS_RANDOM_DRAWS,
+                   metavar="N",
                    help="random rankings per text (default "
                         f"{FAITHFULNESS_RANDOM_DRAWS})")
-    g.add_argument("--permutations", type=int, default=FAITHFULNESS_PERMUTATIONS, metavar="N",
+    g.add_argument("--permutations", type=positive_int, default=FAITHFULNESS_PERMUTATIONS,
+                   metavar="N",
                    help="permutations of the pooling attention per text (default "
                         f"{FAITHFULNESS_PERMUTATIONS})")
     return p

@@ -17,11 +17,14 @@ status, or an answer that does not have one row per text).
 
 import argparse
 import json
-import math
-import numbers
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser
+from kerasattn.cli.parsing import ArgumentParser, Bounds, integer, utf8_text
+
+# the rules of check_options (a library call's arguments and the flags alike)
+PORT = Bounds(True, 1, 65535, wording="must be an integer in 1..65535, got {value}")
+TIMEOUT = Bounds(False, 0, low_open=True, wording="must be a number of seconds > 0, got {value}")
+VERSION = Bounds(True, 0, 2 ** 63 - 1, span=True, name="version")  # an int64 in the request
 
 
 class ServingError(RuntimeError):
@@ -30,10 +33,8 @@ class ServingError(RuntimeError):
 
 def check_options(port, timeout):
     """Raise ``ValueError`` for a port outside 1..65535 or a timeout that is not > 0."""
-    if isinstance(port, bool) or not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
-        raise ValueError(f"--port must be an integer in 1..65535, got {port}")
-    if not (isinstance(timeout, numbers.Real) and math.isfinite(timeout) and timeout > 0):
-        raise ValueError(f"--timeout must be a number of seconds > 0, got {timeout}")
+    PORT.check(port, "--port")
+    TIMEOUT.check(timeout, "--timeout")
 
 
 def check_rows(outputs, n):
@@ -95,13 +96,13 @@ def _drop_padding(tokens):
 def build_parser():
     p = ArgumentParser(prog="kerasattn serving-client", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("texts", nargs="+", help="texts to send")
+    p.add_argument("texts", nargs="+", type=utf8_text, help="texts to send")
     p.add_argument("--model", required=True, help="the model name in TF Serving's config")
     p.add_argument("--host", default="localhost")
-    p.add_argument("--port", type=int, default=8500, help="TF Serving's gRPC port (1..65535)")
+    p.add_argument("--port", type=integer, default=8500, help="TF Serving's gRPC port (1..65535)")
     p.add_argument("--signature", default="serving_default",
                    choices=["serving_default", "explain"])
-    p.add_argument("--version", type=int, help="a model version (default: the latest)")
+    p.add_argument("--version", type=VERSION, help="a model version (default: the latest)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds (> 0)")
     return p
 

@@ -18,9 +18,12 @@ import argparse
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser
+from kerasattn.cli.parsing import ArgumentParser, Bounds, length, positive_int, seed
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+THREADS = Bounds(True, 1, 1024, unit="threads", name="threads")
 
 
 def build_parser():
@@ -32,20 +35,20 @@ def build_parser():
                    help="a UTF-8 file of unlabelled texts, one per line (repeatable)")
     p.add_argument("--output", required=True, help="the GloVe text file to write")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --output")
-    p.add_argument("--dim", type=int, default=100,
+    p.add_argument("--dim", type=length, default=100,
                    help="vector size: the model's embedding_dim (default 100)")
     p.add_argument("--method", choices=("fasttext", "word2vec"), default="fasttext")
-    p.add_argument("--epochs", type=int, default=10, help="passes over the texts (10)")
-    p.add_argument("--window", type=int, default=5, help="context words each side (5)")
-    p.add_argument("--min-count", type=int, default=2,
+    p.add_argument("--epochs", type=positive_int, default=10, help="passes over the texts (10)")
+    p.add_argument("--window", type=length, default=5, help="context words each side (5)")
+    p.add_argument("--min-count", type=positive_int, default=2,
                    help="occurrences for a word's own vector (2, as the vocabulary's "
                         "--min-freq)")
     p.add_argument("--cbow", action="store_true", help="CBOW instead of skip-gram")
     p.add_argument("--model", default=None,
                    help="tokenise with this preset's text options (default: the default "
                         "text mode)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--workers", type=THREADS, default=None,
                    help="threads (default: every core; 1 repeats exactly)")
     p.add_argument("--data-dir", default=None, help="where the datasets are "
                                                     "(default: $KERASATTN_DATA_DIR)")
@@ -72,11 +75,6 @@ def _read_lines(path):
 def main(argv=None):
     p = build_parser()
     args = p.parse_args(argv)
-    for name in ("dim", "epochs", "window", "min_count"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name.replace('_', '-')} must be >= 1")
-    if args.workers is not None and args.workers < 1:
-        p.error("--workers must be >= 1")
     if not args.dataset and not args.texts:
         p.error("give at least one --dataset or --texts file")
     out = args.output

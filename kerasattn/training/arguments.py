@@ -10,11 +10,130 @@ parses with :func:`build_parser` (given its one-line-error parser), checks with
 
 import argparse
 import json
+import math
 import os
 import shlex
 import sys
 
-from kerasattn.training.config import ConfigError
+from kerasattn.training.errors import ConfigError  # (the module stays light: see Bounds)
+
+
+# characters str.splitlines() breaks a line at
+_LINE_BREAKS = {c: repr(c)[1:-1] for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def one_line(text):
+    """``text`` as one printable line: its line breaks written as escapes (``\\n``,
+    ``\\u2028``, ...) and a lone surrogate (a byte of the command line that is not UTF-8,
+    e.g. ``\\udce9``) as its escape, so that an error line that quotes what was typed
+    stays one line and can be printed."""
+    text = "".join(_LINE_BREAKS.get(c, c) for c in str(text))
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def shown(value, limit=40):
+    """A value as an error line quotes it: ``repr``, cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 4] + "...'"
+
+
+INT32_MAX = 2 ** 31 - 1  # a count TensorFlow holds in an int32 (a shape, a token id)
+SEED_MAX = 2 ** 32 - 1  # seeds are 32-bit (NumPy's legacy seeding, Keras's seed generators)
+LENGTH_MAX = 2 ** 20  # tokens (sentences, words) of a text, texts in a batch: over a million
+#                       is a typo, not a setting, and would be allocated before it failed
+
+
+class Bounds:
+    """The rule for one kind of number, the same for a command-line flag and a library
+    argument: an integer (``integer=True``) or a finite float, within ``low`` and ``high``
+    (either absent; ``low_open``/``high_open``: excluded).
+
+    ``check(value, name)`` checks a Python value (what
+    :meth:`kerasattn.training.RunConfig.create` is given) and returns it, or raises
+    ``ValueError("NAME must be ..., got VALUE")``; ``bool`` is no number here. Called
+    with a command line's text, the rule is an argparse ``type``: the text must be an
+    integer (for a float rule, a number; not ``inf`` or ``nan``), without a sign on zero
+    (``-0``), and its value within the bounds, or argparse reports
+    ``error: argument --FLAG: must be ..., got VALUE`` (one line, exit status 2) before
+    the command does anything. ``unit`` is said after the bound (``>= 1 (tokens)``);
+    ``span`` words two bounds as ``in LOW..HIGH``; ``wording`` (``"... {value}"``)
+    replaces every refusal's words."""
+
+    def __init__(self, integer, low=None, high=None, low_open=False, high_open=False,
+                 unit="", span=False, wording=None, name=None):
+        self.integer, self.low, self.high = integer, low, high
+        self.low_open, self.high_open = low_open, high_open
+        self.unit, self.span, self.wording = unit, span, wording
+        self.__name__ = name or ("integer" if integer else "number")  # argparse's word
+
+    def _words(self, default, value):
+        return self.wording.format(value=value) if self.wording else default
+
+    def problem(self, value):
+        """Why ``value`` breaks the rule (``"must be >= 1, got 0"``), or None."""
+        import math
+        import numbers
+
+        if isinstance(value, bool) or not isinstance(
+                value, numbers.Integral if self.integer else numbers.Real):
+            return self._words(f"must be {'an integer' if self.integer else 'a number'}, "
+                               f"got {shown(value)}", shown(value))
+        if not self.integer and not math.isfinite(value):
+            return self._words(f"must be a finite number, got {value}", value)
+        unit = f" ({self.unit})" if self.unit else ""
+        below = self.low is not None and (value < self.low or self.low_open and value == self.low)
+        above = self.high is not None and (value > self.high or
+                                           self.high_open and value == self.high)
+        if (below or above) and self.span:
+            return self._words(f"must be in {self.low}..{self.high}{unit}, got {value}", value)
+        if below:
+            return self._words(f"must be {'>' if self.low_open else '>='} {self.low}{unit}, "
+                               f"got {value}", value)
+        if above:
+            return self._words(f"must be {'<' if self.high_open else '<='} {self.high}{unit}, "
+                               f"got {value}", value)
+        if not self.integer and value == 0 and math.copysign(1.0, value) < 0:
+            return self._words(f"must not be a negative zero, got {value}", value)
+        return None
+
+    def check(self, value, name="value"):
+        """``value``, or ``ValueError`` ``"NAME must be ..., got VALUE"``."""
+        problem = self.problem(value)
+        if problem is not None:
+            raise ValueError(f"{name} {problem}")
+        return value
+
+    def __call__(self, text):
+        """The argparse ``type``: ``text`` read as this rule's number, or
+        ``argparse.ArgumentTypeError``."""
+        import math
+
+        written = str(text).strip()
+        try:
+            value = int(written, 10) if self.integer else float(written)
+        except ValueError:  # not a number, or an integer of more than 4300 digits
+            raise argparse.ArgumentTypeError(self._words(
+                f"must be {'an integer' if self.integer else 'a number'}, got "
+                f"{shown(text)}", shown(text))) from None
+        if not self.integer and not math.isfinite(value):  # inf, nan, 1e999
+            raise argparse.ArgumentTypeError(self._words(
+                f"must be a finite number, got {shown(text)}", shown(text)))
+        problem = self.problem(value)
+        if problem is None and value == 0 and written.startswith("-"):  # an integer's -0
+            problem = self._words(f"must not be a negative zero, got {shown(text)}",
+                                  shown(text))
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    def __repr__(self):
+        return f"<number rule {self.__name__}>"
+
+
+# argparse types of a number's form only (the train command's: the ranges are checked by
+# config.SETTINGS, in validate_args as in RunConfig.create)
+integer = Bounds(True, name="integer")  # any integer (no -0)
+number = Bounds(False, name="number")  # any finite number (no inf, nan or -0)
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
@@ -29,6 +148,9 @@ def build_parser(parser_class=argparse.ArgumentParser):
     from kerasattn.data import datasets
     from kerasattn.data.preprocessing import TRUNCATIONS
 
+    # A number's form is argparse's to check (an integer; a finite number: no inf, nan
+    # or -0), one "error: argument --FLAG: ..." line; its range validate_args's, by the
+    # rules RunConfig.create checks a library caller's values by (config.SETTINGS).
     epilog = ["models:"] + [f"  {n:<14} {models.get_preset(n).description}"
                             for n in models.names()]
     epilog += ["", "datasets:"] + [f"  {n:<20} {d}" for n, d in datasets.describe().items()]
@@ -56,53 +178,53 @@ def build_parser(parser_class=argparse.ArgumentParser):
     p.add_argument("--no-download", action="store_true", help="never download datasets")
     p.add_argument("--output-dir", default="runs", help="parent directory of run directories")
     p.add_argument("--run-name", help="run directory name (default MODEL-DATASET-TIMESTAMP)")
-    p.add_argument("--epochs", type=int, help="epochs (preset default otherwise)")
-    p.add_argument("--batch-size", type=int)
-    p.add_argument("--learning-rate", type=float)
+    p.add_argument("--epochs", type=integer, help="epochs (preset default otherwise)")
+    p.add_argument("--batch-size", type=integer)
+    p.add_argument("--learning-rate", type=number)
     p.add_argument("--optimizer", help="Keras optimizer name, e.g. adam, sgd, rmsprop")
     p.add_argument("--lr-schedule", choices=["constant", "cosine"],
                    help="the learning rate over training: constant (default) or cosine decay "
                         "to 0")
-    p.add_argument("--warmup", type=float, metavar="SHARE",
+    p.add_argument("--warmup", type=number, metavar="SHARE",
                    help="raise the learning rate linearly from 0 over this share of the "
                         "training steps first (e.g. 0.1)")
-    p.add_argument("--clipnorm", type=float, metavar="NORM",
+    p.add_argument("--clipnorm", type=number, metavar="NORM",
                    help="clip the global norm of each step's gradients to NORM (default: "
                         "the recipe's; IRAM's clips at 1.0, the others do not)")
-    p.add_argument("--max-length", type=int,
+    p.add_argument("--max-length", type=integer,
                    help="keep at most this many tokens of a text (which ones: --truncation)")
-    p.add_argument("--max-sentences", type=int, help="hierarchical models: sentences per text")
-    p.add_argument("--max-words", type=int, help="hierarchical models: words per sentence")
+    p.add_argument("--max-sentences", type=integer, help="hierarchical models: sentences per text")
+    p.add_argument("--max-words", type=integer, help="hierarchical models: words per sentence")
     p.add_argument("--truncation", choices=TRUNCATIONS,
                    help="which part of a text longer than --max-length (--max-sentences) is "
                         "kept: head (its start; the default), tail (its end) or head+tail "
                         "(a quarter from the start, the rest from the end)")
-    p.add_argument("--val-fraction", type=float,
+    p.add_argument("--val-fraction", type=number,
                    help="fraction of train held out for validation when the dataset has no "
                         "validation split (drawn as --val-split says, seeded by --seed)")
     p.add_argument("--val-split", choices=datasets.VAL_SPLITS,
                    help="how that share is drawn: stratified (at random within each class; "
                         "the default) or grouped (whole groups, so that no group is on both "
                         "sides: IMDB's films, the 'group' column of your own data)")
-    p.add_argument("--vocab-size", type=int, help="maximum vocabulary size (incl. pad, OOV)")
-    p.add_argument("--min-freq", type=int, help="minimum training frequency of a word")
+    p.add_argument("--vocab-size", type=integer, help="maximum vocabulary size (incl. pad, OOV)")
+    p.add_argument("--min-freq", type=integer, help="minimum training frequency of a word")
     p.add_argument("--embeddings", metavar="FILE",
                    help="initialise the word embeddings from a GloVe text file (fine-tuned; "
                         "words it lacks get random vectors of the same scale)")
     p.add_argument("--text-mode", choices=["default", "hcan"])
     p.add_argument("--remove-punctuation", action="store_true", default=None)
     p.add_argument("--remove-stopwords", action="store_true", default=None)
-    p.add_argument("--layers", type=int, metavar="N",
+    p.add_argument("--layers", type=integer, metavar="N",
                    help="encoder layers (the model option num_layers, e.g. transformer)")
-    p.add_argument("--heads", type=int, metavar="H",
+    p.add_argument("--heads", type=integer, metavar="H",
                    help="attention heads (the model option num_heads)")
     p.add_argument("--model-option", action="append", default=[], metavar="KEY=JSON",
                    help="override a model option, e.g. --model-option units=64 (repeatable)")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=integer, default=0,
                    help="seeds the validation split, initialisation, shuffling and dropout")
-    p.add_argument("--early-stopping", type=int, metavar="PATIENCE",
+    p.add_argument("--early-stopping", type=integer, metavar="PATIENCE",
                    help="stop after this many epochs without better validation accuracy")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+    p.add_argument("--time-limit", type=number, metavar="SECONDS",
                    help="stop training after the batch in progress once this long has passed "
                         "(the partial epoch is validated; metrics.json records where it "
                         "stopped)")
@@ -117,7 +239,7 @@ def build_parser(parser_class=argparse.ArgumentParser):
     p.add_argument("--stream", action="store_true",
                    help="read a large CSV dataset (yelp_*, amazon_*, yahoo_answers, ...) with "
                         "tf.data as it trains instead of into memory")
-    p.add_argument("--shuffle-buffer", type=int, default=100_000, metavar="ROWS",
+    p.add_argument("--shuffle-buffer", type=integer, default=100_000, metavar="ROWS",
                    help="with --stream: rows in the shuffle buffer")
     p.add_argument("--deterministic", action="store_true",
                    help="TensorFlow op determinism: with the same --seed, bit-identical runs")
@@ -139,7 +261,7 @@ def validate_args(args):
     """Raise :class:`ConfigError` for flag values no run can use (named as flags): an
     unknown dataset, a missing ``--embeddings`` file, out-of-range settings."""
     from kerasattn.data.datasets import names as dataset_names
-    from kerasattn.training.config import check_settings
+    from kerasattn.training.config import SETTINGS, check_settings
     from kerasattn.training.trainer import check_run_name
 
     if args.dataset not in dataset_names() and not args.dataset.startswith(
@@ -149,18 +271,30 @@ def validate_args(args):
     if args.embeddings and not os.path.isfile(args.embeddings):
         raise ConfigError(f"--embeddings: no such file {args.embeddings!r}")
 
-    check_settings({k: getattr(args, k, None) for k in (
-        "epochs", "batch_size", "max_length", "max_sentences", "max_words", "vocab_size",
-        "min_freq", "early_stopping", "learning_rate", "val_fraction")}, _flag)
-    for flag in ("layers", "heads"):
-        value = getattr(args, flag, None)
-        if value is not None and value < 1:
-            raise ConfigError(f"--{flag} must be >= 1, got {value}")
-    if args.shuffle_buffer is not None and args.shuffle_buffer < 1:
-        raise ConfigError(f"--shuffle-buffer must be >= 1, got {args.shuffle_buffer}")
+    # every numeric flag, by the rules RunConfig.create checks (config.SETTINGS)
+    check_settings({k: getattr(args, k, None) for k in SETTINGS}, _flag)
+    _parse_model_options(args.model_option)  # its values: JSON, finite numbers
     check_run_name(args.run_name)
     if os.path.exists(args.output_dir) and not os.path.isdir(args.output_dir):
         raise ConfigError(f"--output-dir {args.output_dir!r} is a file, not a directory")
+
+
+class _NotFinite(ValueError):
+    """A JSON value that is no finite number (NaN, Infinity, 1e999)."""
+
+
+def _constant(name):
+    raise _NotFinite(name)
+
+
+def _finite(value):
+    """``value``; :class:`_NotFinite` for an infinite float anywhere in it."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _NotFinite(value)
+    for item in value.values() if isinstance(value, dict) else (
+            value if isinstance(value, list) else ()):
+        _finite(item)
+    return value
 
 
 def _parse_model_options(items):
@@ -170,9 +304,13 @@ def _parse_model_options(items):
         if not sep:
             raise ConfigError(f"--model-option expects KEY=VALUE, got {item!r}")
         try:
-            out[key] = json.loads(value)
+            out[key] = _finite(json.loads(value, parse_constant=_constant))
+        except _NotFinite as e:
+            raise ConfigError(f"--model-option {key!r}: {e} is no finite number") from None
         except json.JSONDecodeError:
             out[key] = value
+        except (ValueError, RecursionError) as e:  # over 4300 digits, nested too deep
+            raise ConfigError(f"--model-option {key!r}: {shown(str(e), 80)}") from None
     return out
 
 

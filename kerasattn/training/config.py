@@ -16,41 +16,59 @@ from typing import Any
 from kerasattn.data.datasets import VAL_SPLITS
 from kerasattn.data.preprocessing import TRUNCATIONS
 from kerasattn.models.registry import TRAIN_DEFAULTS
+from kerasattn.training.arguments import INT32_MAX, LENGTH_MAX, SEED_MAX, Bounds
 from kerasattn.training.errors import ConfigError  # noqa: F401  (raised here, re-exported)
 
 
-# setting: (smallest value, what it counts); checked by RunConfig.create
-LOWER_BOUNDS = {
-    "epochs": (1, "epochs"), "batch_size": (1, "texts per batch"),
-    "max_length": (1, "tokens"), "max_sentences": (1, "sentences"),
-    "max_words": (1, "words per sentence"), "vocab_size": (3, "ids (padding, OOV and a word)"),
-    "min_freq": (1, "occurrences"), "early_stopping": (1, "epochs of patience"),
-    "shuffle_buffer": (1, "rows"),
+# setting: its rule, the one place it is written: RunConfig.create checks a library
+# caller's values by it, the train command its flags (before any work; the flags' argparse
+# types refuse what is no number: inf, nan, -0, text). arguments.Bounds:
+# integers (True) or finite floats, within bounds; the upper ones are natural limits
+# (int32 counts, seeds of 32 bits) or, for lengths and batches, a typo's (2**20).
+SETTINGS = {
+    "seed": Bounds(True, 0, SEED_MAX, span=True),
+    "epochs": Bounds(True, 1, INT32_MAX, unit="epochs"),
+    "batch_size": Bounds(True, 1, LENGTH_MAX, unit="texts per batch"),
+    "max_length": Bounds(True, 1, LENGTH_MAX, unit="tokens"),
+    "max_sentences": Bounds(True, 1, LENGTH_MAX, unit="sentences"),
+    "max_words": Bounds(True, 1, LENGTH_MAX, unit="words per sentence"),
+    "vocab_size": Bounds(True, 3, INT32_MAX, unit="ids (padding, OOV and a word)"),
+    "min_freq": Bounds(True, 1, INT32_MAX, unit="occurrences"),
+    "early_stopping": Bounds(True, 1, INT32_MAX, unit="epochs of patience"),
+    "shuffle_buffer": Bounds(True, 1, INT32_MAX, unit="rows"),
+    "layers": Bounds(True, 1, 1024, unit="encoder layers"),
+    "heads": Bounds(True, 1, 1024, unit="attention heads"),
+    "learning_rate": Bounds(False, 0, low_open=True),
+    "clipnorm": Bounds(False, 0, low_open=True),
+    "warmup": Bounds(False, 0, 1, high_open=True,
+                     wording="is a share of the training steps, in [0, 1); got {value}"),
+    "val_fraction": Bounds(False, 0, 1, low_open=True, high_open=True,
+                           wording="must be between 0 and 1 (exclusive), got {value}"),
+    "time_limit": Bounds(False, 0, low_open=True, unit="seconds"),
 }
+# setting: (smallest value, what it counts), as SETTINGS says (kept for callers)
+LOWER_BOUNDS = {k: (r.low, r.unit) for k, r in SETTINGS.items()
+                if r.integer and k not in ("seed", "layers", "heads")}
 MIXED_PRECISION = ("auto", "off", "float16", "bfloat16")
 LR_SCHEDULES = ("constant", "cosine")
 DISTRIBUTIONS = ("none", "mirrored", "multiworker")
 
 
 def check_settings(values, flag=lambda key: key):
-    """Raise :class:`ConfigError` for a value no run can use; ``flag`` names a
-    setting in the message (the command line gives ``--max-length``)."""
-    for key, (low, unit) in LOWER_BOUNDS.items():
+    """Raise :class:`ConfigError` for a value no run can use (by :data:`SETTINGS`, and
+    the named choices); ``flag`` names a setting in the message (the command line
+    gives ``--max-length``). A setting that is absent or None is not checked."""
+    for key, rule in SETTINGS.items():
         value = values.get(key)
-        if value is not None and value < low:
-            raise ConfigError(f"{flag(key)} must be >= {low} ({unit}), got {value}")
-    for key in ("learning_rate", "clipnorm"):
-        value = values.get(key)
-        if value is not None and not value > 0:
-            raise ConfigError(f"{flag(key)} must be > 0, got {value}")
+        if value is not None:
+            try:
+                rule.check(value, flag(key))
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
     schedule = values.get("lr_schedule")
     if schedule is not None and schedule not in LR_SCHEDULES:
         raise ConfigError(f"{flag('lr_schedule')} must be one of {', '.join(LR_SCHEDULES)}, "
                           f"got {schedule!r}")
-    warmup = values.get("warmup")
-    if warmup is not None and not 0 <= warmup < 1:
-        raise ConfigError(f"{flag('warmup')} is a share of the training steps, in [0, 1); "
-                          f"got {warmup}")
     truncation = values.get("truncation")
     if truncation is not None and truncation not in TRUNCATIONS:
         raise ConfigError(f"{flag('truncation')} must be one of {', '.join(TRUNCATIONS)}, "
@@ -59,10 +77,6 @@ def check_settings(values, flag=lambda key: key):
     if val_split is not None and val_split not in VAL_SPLITS:
         raise ConfigError(f"{flag('val_split')} must be one of {', '.join(VAL_SPLITS)}, "
                           f"got {val_split!r}")
-    fraction = values.get("val_fraction")
-    if fraction is not None and not 0 < fraction < 1:
-        raise ConfigError(f"{flag('val_fraction')} must be between 0 and 1 (exclusive), "
-                          f"got {fraction}")
 
 
 @dataclasses.dataclass
@@ -173,7 +187,8 @@ class RunConfig:
             raise ConfigError(str(e)) from None
         settings = {**preset.training_defaults(), **chosen.train,
                     **{k: v for k, v in train.items() if v is not None}}
-        check_settings({**settings, "early_stopping": early_stopping,
+        check_settings({**settings, "early_stopping": early_stopping, "seed": seed,
+                        "time_limit": time_limit,
                         "shuffle_buffer": shuffle_buffer if stream else None}, flag)
         if stream and recipes.is_scheduled(settings["lr_schedule"], settings["warmup"]):
             given = train.get("lr_schedule") is not None or train.get("warmup") is not None
@@ -192,14 +207,10 @@ class RunConfig:
         if distribution not in DISTRIBUTIONS:
             raise ConfigError(f"{flag('distribution')} must be one of "
                               f"{', '.join(DISTRIBUTIONS)}, got {distribution!r}")
-        if time_limit is not None:
-            if not time_limit > 0:
-                raise ConfigError(f"{flag('time_limit')} must be > 0 (seconds), got "
-                                  f"{time_limit}")
-            if distribution == "multiworker":
-                # each worker's clock would stop it at another step, and the others wait
-                raise ConfigError(f"{flag('time_limit')} does not work with "
-                                  f"{flag('distribution')} multiworker")
+        if time_limit is not None and distribution == "multiworker":
+            # each worker's clock would stop it at another step, and the others wait
+            raise ConfigError(f"{flag('time_limit')} does not work with "
+                              f"{flag('distribution')} multiworker")
         options = dict(model_options or {})
         unknown = sorted(set(options) - set(preset.model_config))
         if unknown:
