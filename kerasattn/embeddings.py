@@ -278,8 +278,8 @@ def write_glove(vectors, path, words=None, digits=6):
 
     ``words`` (default: the vectors' own vocabulary) are written in order;
     with FastText vectors a word outside the vocabulary gets its n-gram vector,
-    with Word2Vec it is left out. The file is written to ``path + ".tmp"``
-    first and then renamed, so a failure leaves no partial file.
+    with Word2Vec it is left out. The file is written beside ``path`` (never
+    through a link) and then renamed, so a failure leaves no partial file.
 
     Returns the number of words written.
     """
@@ -287,20 +287,16 @@ def write_glove(vectors, path, words=None, digits=6):
 
     has_subwords = isinstance(vectors, FastTextKeyedVectors)
     words = list(vectors.index_to_key if words is None else words)
-    tmp = path + ".tmp"
+    from kerasattn import ownership
+
     written = 0
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for word in words:
-                if not word or " " in word or "\n" in word:
-                    continue
-                if word not in vectors.key_to_index and not has_subwords:
-                    continue
-                values = vectors[word]
-                fh.write(word + " " + " ".join(f"{v:.{digits}g}" for v in values) + "\n")
-                written += 1
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    with ownership.atomic_file(path, text=True) as fh:  # whole or absent, no link followed
+        for word in words:
+            if not word or " " in word or "\n" in word:
+                continue
+            if word not in vectors.key_to_index and not has_subwords:
+                continue
+            values = vectors[word]
+            fh.write(word + " " + " ".join(f"{v:.{digits}g}" for v in values) + "\n")
+            written += 1
     return written

@@ -207,11 +207,11 @@ class ExplainService:
             default = os.path.basename(path.rstrip("/"))
         else:
             run_dir = os.fspath(source)
-            config_path = os.path.join(run_dir, runs.CONFIG)
-            if not os.path.isfile(config_path):
+            if not os.path.isfile(os.path.join(run_dir, runs.CONFIG)):
                 raise ValueError(f"{run_dir} is not a run directory (no {runs.CONFIG}), a "
                                  ".keras file or a TextClassifier")
-            self.config = runs.read_json(config_path)
+            # the one check of a run every command makes (marker, schema, files)
+            self.config = runs.open_run(run_dir, finished=False, need=[runs.KERAS_MODEL])
             self.classifier = TextClassifier.from_run(run_dir, compile=False)
             default = os.path.basename(os.path.abspath(run_dir).rstrip(os.sep))
         self.name = name or default

@@ -371,8 +371,9 @@ def attention_html(explanations, path=None, class_names=None, title="Attention",
     if path is None:
         return page
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(page)
+    from kerasattn import ownership
+
+    ownership.write_text(path, page)  # whole, following no link
     return path
 
 

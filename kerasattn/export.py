@@ -244,8 +244,12 @@ def export_model(model, preprocessor, class_names, path, max_length=None, preset
         with open(os.path.join(assets, "attention.json"), "w") as fh:
             json.dump({_signature_name(k): list(v) for k, v in module.attention_axes.items()},
                       fh, indent=2)
-        tmp = path.rstrip("/") + ".partial"
-        shutil.rmtree(tmp, ignore_errors=True)
+        from kerasattn import ownership
+
+        # built in a marked directory beside the version, then renamed to it (what a
+        # killed export left beside it is deleted first)
+        ownership.recover(path.rstrip("/"), "export")
+        tmp, _ = ownership.work_dir(path.rstrip("/"), "export")
         # keras.export.ExportArchive lists the tf.Variables the endpoints capture on
         # the saved object itself; without that the TF1 session loader (TF Serving,
         # saved_model_cli) fails with "Could not find variable" (keras-team/keras#19274,
@@ -261,13 +265,15 @@ def export_model(model, preprocessor, class_names, path, max_length=None, preset
             archive.write_out(tmp, verbose=False)
             # documentation, not graph inputs
             for name in ("attention.json", "preprocessor.json", SERVABLE):
-                shutil.copy(os.path.join(assets, name), os.path.join(tmp, "assets", name))
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            if os.path.isdir(path):
+                with open(os.path.join(assets, name), "rb") as fh:
+                    ownership.write_bytes(os.path.join(tmp, "assets", name), fh.read())
+            if ownership.is_empty_dir(path):
                 os.rmdir(path)  # empty (resolve_output refuses a non-empty one)
-            os.replace(tmp, path)  # a version appears whole or not at all (TF Serving polls)
+            # a version appears whole or not at all (TF Serving polls)
+            ownership.rename(tmp, path)
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)  # a half-written export (a full disk)
+            if os.path.isdir(tmp) and ownership.owner_of(tmp, "export"):
+                shutil.rmtree(tmp)  # a half-written export (a full disk, a failure)
     return path
 
 
@@ -276,7 +282,10 @@ def export_run(run_dir, output=None, max_length=None):
     that the run finished (``training.export`` does: see :func:`unfinished`)."""
     from kerasattn import runs
 
-    config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
+    config = runs.open_run(run_dir, finished=False)  # its files: when loaded, below
+    if not config.get("class_names"):
+        raise runs.RunError(f"{run_dir}/{runs.CONFIG} names no classes; the run directory "
+                            "is damaged")
     check_class_names(config["class_names"])
     path = resolve_output(run_dir, output)
     check_servable(path, config["class_names"], config.get("model"))  # before loading

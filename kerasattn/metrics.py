@@ -106,6 +106,17 @@ def early_stopping_replay(val_accuracy, patience):
 LEARNING_MARGIN = 0.02
 
 
+def _one_line(words):
+    """h5py's words for a failed write span lines; the file they name is what matters."""
+    import re
+
+    words = str(words)
+    if "\n" not in words and len(words) < 200:
+        return words
+    named = re.search(r"filename = '([^'\n]+)'", words)
+    return f"writing {named.group(1)}" if named else "No space left on device"
+
+
 def disk_full(error):
     """Where the disk filled (a file name, or the error's words) when ``error`` or an
     error it was raised from says "No space left on device"; None otherwise. TensorFlow
@@ -117,9 +128,12 @@ def disk_full(error):
     while error is not None and id(error) not in seen:
         seen.add(id(error))
         if isinstance(error, OSError) and error.errno == errno.ENOSPC:
-            return error.filename or error.strerror or "No space left on device"
+            return _one_line(error.filename or error.strerror or "No space left on device")
         if "No space left on device" in str(error):
-            return "No space left on device"
+            import re  # h5py's words span lines; the file they name is what matters
+
+            named = re.search(r"filename = '([^'\n]+)'", str(error))
+            return f"writing {named.group(1)}" if named else "No space left on device"
         error = error.__cause__ or error.__context__
     return None
 

@@ -29,9 +29,14 @@ import os
 import shutil
 import tempfile
 
+from kerasattn import ownership
+
 FORMAT = "kerasattn.preset/1"
 MODEL, METADATA, VOCAB, CARD = "model.keras", "metadata.json", "vocab.txt", "README.md"
 HUB = "hf://"
+# what save() writes: a directory without a marker is an old preset only when it holds
+# nothing else
+PRESET_FILES = frozenset({MODEL, METADATA, VOCAB, CARD, "metrics.json", "config.json"})
 
 
 class PresetError(ValueError):
@@ -97,13 +102,30 @@ def load(preset, compile=True):
             raise PresetError(f"{preset}: {MODEL} is missing")
     else:
         metadata = None
-    model = keras.saving.load_model(path, compile=compile)
+    try:
+        model = keras.saving.load_model(path, compile=compile)
+    except Exception as e:  # a damaged archive: zipfile, h5py, JSON or Keras errors
+        raise PresetError(f"{path} cannot be loaded (damaged or not a kerasattn "
+                          f"classifier): {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                          ) from None
     if not hasattr(model, "save_to_preset"):
         raise PresetError(f"{preset} holds a {type(model).__name__}, not a TextClassifier")
     if metadata and metadata.get("preset") != model.preset:
         raise PresetError(f"{preset}: {METADATA} names preset {metadata.get('preset')!r} but "
                           f"{MODEL} holds {model.preset!r}")
     return model
+
+
+def is_legacy_preset(path):
+    """Whether ``path``, without a marker, is a preset directory written before markers
+    existed: a ``metadata.json`` of :data:`FORMAT`, a ``model.keras`` and nothing else
+    than a preset's files."""
+    try:
+        read_metadata(path)
+    except PresetError:
+        return False
+    names = set(os.listdir(path))
+    return MODEL in names and names <= PRESET_FILES
 
 
 def read_metadata(path):
@@ -113,8 +135,13 @@ def read_metadata(path):
             metadata = json.load(fh)
     except (OSError, ValueError) as e:
         raise PresetError(f"{path}/{METADATA} cannot be read: {e}") from None
-    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT \
+            or not isinstance(metadata.get("preset"), str):
         raise PresetError(f"{path}/{METADATA} is not a {FORMAT} file")
+    marker = ownership.read_marker(path)
+    if marker is not None and metadata.get("preset_id") not in (None, marker["id"]):
+        raise PresetError(f"{path}/{METADATA} belongs to another preset (its preset_id is "
+                          f"not the one of {path}/{ownership.MARKER}); it was copied in")
     return metadata
 
 
@@ -182,12 +209,14 @@ def save(classifier, target, run_dir=None, overwrite=False):
     hub = target.startswith(HUB)
     if hub:
         repo = _repo(target)
-    elif os.path.exists(target) and not (os.path.isdir(target) and not os.listdir(target)):
+    elif os.path.lexists(target) and not ownership.is_empty_dir(target):
         if not overwrite:
             raise PresetError(f"{target} exists; pass overwrite=True (--overwrite) to replace "
                               "it")
-        if not os.path.isfile(os.path.join(target, METADATA)):
-            raise PresetError(f"{target} is not a preset directory; it is not replaced")
+        try:  # only a preset directory kerasattn wrote is replaced
+            ownership.require_owned(target, "preset", is_legacy_preset)
+        except ownership.OwnershipError as e:
+            raise PresetError(f"{e}; it is not replaced") from None
     spec = models.get_preset(classifier.preset)
     recipe = {"name": classifier.recipe, "train": classifier._settings,
               "model_options": classifier.model_options}
@@ -201,8 +230,11 @@ def save(classifier, target, run_dir=None, overwrite=False):
     if run_dir is not None:
         from kerasattn import runs
 
-        metrics = runs.read_json(os.path.join(run_dir, runs.METRICS))
-        config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
+        try:
+            config = runs.open_run(run_dir)  # checked: a finished run of kerasattn's
+            metrics = runs.read_json(os.path.join(run_dir, runs.METRICS))
+        except runs.RunError as e:
+            raise PresetError(str(e)) from None
         metadata["command"] = config.get("command")
     from kerasattn import recipes
 
@@ -211,21 +243,24 @@ def save(classifier, target, run_dir=None, overwrite=False):
                                                                classifier.recipe).description
     except ValueError:  # a recipe registered in another process
         metadata["recipe"]["description"] = ""
-    parent = os.path.dirname(os.path.abspath(target)) if not hub else None
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    work = tempfile.mkdtemp(prefix=".preset-", dir=parent)
+    if hub:
+        work, owner = tempfile.mkdtemp(prefix=".preset-"), None
+        ownership.write_marker(work, "preset")
+    else:
+        for line in ownership.recover(target, "preset"):  # after a kill mid-replace
+            print(f"note: {line}", flush=True)
+        work, owner = ownership.work_dir(target, "preset")  # beside, then renamed in
+    metadata["preset_id"] = owner or ownership.owner_of(work, "preset")
     try:
+        ownership.fault_point("write", os.path.join(work, MODEL))
         classifier.save(os.path.join(work, MODEL))
-        with open(os.path.join(work, VOCAB), "w", encoding="utf-8") as fh:
-            fh.write("\n".join(classifier.preprocessor.vocabulary) + "\n")
+        ownership.write_text(os.path.join(work, VOCAB),
+                             "\n".join(classifier.preprocessor.vocabulary) + "\n")
         for name, data in ((METADATA, metadata), ("metrics.json", metrics),
                            ("config.json", config)):
             if data is not None:
-                with open(os.path.join(work, name), "w", encoding="utf-8") as fh:
-                    json.dump(data, fh, indent=2, ensure_ascii=False, default=str)
-        with open(os.path.join(work, CARD), "w", encoding="utf-8") as fh:
-            fh.write(model_card(metadata, metrics, config))
+                ownership.write_json(os.path.join(work, name), data, default=str)
+        ownership.write_text(os.path.join(work, CARD), model_card(metadata, metrics, config))
         if hub:
             hub_module = _hub()
             api = hub_module.HfApi(library_name="kerasattn", library_version=__version__)
@@ -233,10 +268,10 @@ def save(classifier, target, run_dir=None, overwrite=False):
             api.upload_folder(repo_id=repo_id, folder_path=work,
                               commit_message="Save a kerasattn preset")
             return target
-        if os.path.exists(target):
-            shutil.rmtree(target)
-        os.replace(work, target)
+        # the old preset renamed aside, the new one renamed in, then the old one deleted:
+        # a kill at any point leaves one of them whole (recover() on the next save)
+        ownership.replace_dir(work, target, "preset", is_legacy_preset)
         return target
     finally:
-        if os.path.isdir(work):
+        if os.path.isdir(work) and ownership.owner_of(work, "preset"):
             shutil.rmtree(work)

@@ -36,7 +36,7 @@ def learning_curves(history_csv, path, title=""):
         ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -58,7 +58,7 @@ def confusion_matrix(cm, class_names, path, title=""):
     ax.set_title(title)
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -80,7 +80,7 @@ def roc_curves(curves, path, title=""):
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -107,6 +107,18 @@ def validation_curves(histories, path, title=""):
     axes[0].legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
     return path
+
+
+def save_figure(fig, path):
+    """Draw ``fig`` as a PNG at ``path`` whole, following no link
+    (:func:`kerasattn.ownership.write_bytes`)."""
+    import io
+
+    from kerasattn import ownership
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format="png")
+    ownership.write_bytes(path, buffer.getvalue())

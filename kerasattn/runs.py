@@ -32,6 +32,15 @@ KERAS_MODEL, CLASSICAL_MODEL = "model.keras", "model.skops"  # kerasattn.classic
 TEST_SCORES = "test_scores.npz"
 VOCAB = "vocab.txt"  # written by TextPreprocessor.save (its VOCAB_FILE)
 LOCK = "run.lock"  # held (flock) by the one process writing the run directory
+PREPROCESSOR = "preprocessor.json"  # written by TextPreprocessor.save (its CONFIG_FILE)
+# every name a run directory of kerasattn may hold (training.train, training.portable):
+# a directory without a marker is taken for an old run only when it holds nothing else
+RUN_FILES = frozenset({
+    CONFIG, METRICS, HISTORY, KERAS_MODEL, CLASSICAL_MODEL, TEST_SCORES, VOCAB, LOCK,
+    PREPROCESSOR, "tensorboard", "backup", "learning_curves.png", "confusion_matrix.png",
+    "roc_curve.png", ".classifier.keras", "model.partial.keras", "embeddings.npy", "fit.log",
+    "model.joblib", "config.json.tmp",
+    "metrics.json.tmp", "history.csv.tmp"})
 
 
 def finished_run_of(run_dir, config):
@@ -118,8 +127,16 @@ class RunLock:
     def acquire(cls, run_dir):
         import fcntl
 
+        from kerasattn import ownership
+
         path = os.path.join(run_dir, LOCK)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = ownership.open_lock_file(path)  # never through a symbolic link
+        except OSError as e:
+            if e.errno == errno.ELOOP or os.path.islink(path):
+                raise RunDirectoryLocked(f"{path} is a symbolic link, not kerasattn's lock "
+                                         "file; nothing was touched") from None
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
@@ -159,11 +176,145 @@ def read_test_scores(run_dir):
 
 
 def write_json(path, obj):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as fh:
-        json.dump(obj, fh, indent=2, default=_json_default)
-        fh.write("\n")
-    os.replace(tmp, path)
+    """Write ``obj`` as JSON to ``path`` whole, following no link
+    (:func:`kerasattn.ownership.write_json`)."""
+    from kerasattn import ownership
+
+    ownership.write_json(path, obj, default=_json_default)
+
+
+def write_config(run_dir, config):
+    """Write a run's ``config.json`` (a dictionary), repeating the id of the run
+    directory's marker as ``run_id``."""
+    from kerasattn import ownership
+
+    owner = ownership.owner_of(run_dir, "run")
+    write_json(os.path.join(run_dir, CONFIG), {**config, "run_id": owner} if owner else config)
+
+
+# -- reading a run back: one function checks it for every command ------------------
+class RunError(ValueError):
+    """A run directory that cannot be read as one (one line, nothing written)."""
+
+
+def _is_temporary(name):
+    from kerasattn import ownership
+
+    return ownership.is_temporary(name)
+
+
+def is_legacy_run(run_dir):
+    """Whether ``run_dir``, without a marker, is a run directory made before markers
+    existed: a ``config.json`` of kerasattn's and nothing but a run's files."""
+    try:
+        config = read_json(os.path.join(run_dir, CONFIG))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(config, dict) or not {"model", "dataset", "kind", "train"} <= set(config):
+        return False
+    return all(n in RUN_FILES or _is_temporary(n) or n.startswith(("worker-", "chief-"))
+               for n in os.listdir(run_dir))
+
+
+_CONFIG_SCHEMA = {"model": str, "dataset": str, "kind": str, "seed": int, "train": dict}
+
+
+def check_config(config, where):
+    """Raise :class:`RunError` unless ``config`` (a run's ``config.json``) has the keys
+    and types every command reads."""
+    if not isinstance(config, dict):
+        raise RunError(f"{where} is not a run configuration (a JSON object)")
+    for key, kind in _CONFIG_SCHEMA.items():
+        if not isinstance(config.get(key), kind) or isinstance(config.get(key), bool):
+            raise RunError(f"{where}: {key!r} is missing or not a {kind.__name__}; the run "
+                           "directory is damaged")
+    if config["kind"] not in ("keras", "classical"):
+        raise RunError(f"{where}: unknown kind {config['kind']!r}")
+    train = config["train"]
+    for key in ("batch_size", "val_fraction"):
+        if key not in train:
+            raise RunError(f"{where}: train.{key} is missing; the run directory is damaged")
+    names = config.get("class_names")
+    if names is not None and (not isinstance(names, list) or len(names) < 2):
+        raise RunError(f"{where}: class_names must be a list of at least two names")
+
+
+def open_run(run_dir, finished=True, need=None):
+    """The checked ``config.json`` of the run directory ``run_dir``; every command that
+    reads a run opens it here. Raises :class:`RunError` (one line, nothing written) for
+    a path that is not a directory or is a link, a directory kerasattn did not make as
+    a run (no marker and not an old run's files), a marker whose id is not the one its
+    ``config.json`` repeats, a ``config.json`` missing, unreadable or without the keys
+    commands read, a run that has not finished (``finished``: no whole
+    ``metrics.json``), and missing files of its model (``model.keras``,
+    ``vocab.txt`` and ``preprocessor.json``, or ``model.skops``); ``need``: more file
+    names that must be there."""
+    from kerasattn import ownership
+
+    if os.path.islink(run_dir):
+        raise RunError(f"{run_dir} is a symbolic link, not a run directory")
+    if not os.path.isdir(run_dir):
+        raise RunError(f"{run_dir}: no such run directory")
+    try:
+        owner = ownership.require_owned(run_dir, "run", is_legacy_run)
+    except ownership.OwnershipError as e:
+        if not os.path.exists(os.path.join(run_dir, CONFIG)):
+            raise RunError(f"{run_dir} is not a run directory (no {CONFIG})") from None
+        raise RunError(str(e)) from None
+    path = os.path.join(run_dir, CONFIG)
+    try:
+        config = read_json(path)
+    except FileNotFoundError:
+        raise RunError(f"{run_dir} is not a run directory (no {CONFIG})") from None
+    except (OSError, ValueError) as e:
+        raise RunError(f"{path} cannot be read: {e}") from None
+    check_config(config, path)
+    if owner and config.get("run_id") not in (None, owner):
+        raise RunError(f"{path} belongs to another run directory (its run_id is not the "
+                       f"one of {run_dir}/{ownership.MARKER}); it was copied in")
+    files = list(need or ())
+    if finished:
+        metrics_path = os.path.join(run_dir, METRICS)
+        if not os.path.exists(metrics_path):
+            raise RunError(f"{run_dir} holds a run that has not finished (no {METRICS}): "
+                           "it is still training or was interrupted; finish it with the "
+                           "command that started it")
+        try:
+            metrics = read_json(metrics_path)
+        except (OSError, ValueError) as e:
+            raise RunError(f"{metrics_path} cannot be read: {e}") from None
+        if not isinstance(metrics, dict):
+            raise RunError(f"{metrics_path} is not a metrics record (a JSON object)")
+        legacy = os.path.join(run_dir, "model.joblib")  # a pickle: refused by name below
+        if config["kind"] == "classical" and not os.path.exists(
+                os.path.join(run_dir, CLASSICAL_MODEL)) and os.path.exists(legacy):
+            from kerasattn.models import tfidf
+
+            tfidf.load(os.path.join(run_dir, CLASSICAL_MODEL))  # raises UnsafeModelError
+        files += [CLASSICAL_MODEL] if config["kind"] == "classical" else \
+            [KERAS_MODEL, VOCAB, PREPROCESSOR]
+    missing = [f for f in files if not os.path.isfile(os.path.join(run_dir, f))]
+    if missing:
+        raise RunError(f"{run_dir} is damaged: {', '.join(missing)} "
+                       f"{'is' if len(missing) == 1 else 'are'} missing")
+    return config
+
+
+def check_same_data(run_dir, config, ds):
+    """Raise :class:`RunError` when ``ds`` (the run's dataset, loaded again) is not the
+    data the run trained on (its ``data_fingerprint``)."""
+    stored = config.get("data_fingerprint")
+    if not stored:
+        return
+    if config.get("embeddings"):  # the starting vectors are not read again
+        vectors = os.path.abspath(config["embeddings"])
+        stored = {**stored, "files": {k: v for k, v in (stored.get("files") or {}).items()
+                                      if k != vectors}}
+    changes = fingerprint_changes(stored, data_fingerprint(config["dataset"], ds,
+                                                           bool(config.get("stream"))))
+    if changes:
+        raise RunError(f"{run_dir} was trained on other data: {'; '.join(changes)}; its "
+                       "recorded metrics stay as they are")
 
 
 def _json_default(o):
@@ -277,12 +428,16 @@ def load_saved_model(run_dir, compile=True):
     import kerasattn.layers  # noqa: F401  (registers the custom layers)
     import kerasattn.models  # noqa: F401
 
-    config = read_json(os.path.join(run_dir, CONFIG))
+    config = open_run(run_dir, finished=False, need=[KERAS_MODEL])
     if config["kind"] == "classical":
-        raise ValueError(f"{run_dir} holds a {config['model']!r} run: a scikit-learn model "
-                         f"with no Keras model or attention")
-    return config, keras.saving.load_model(os.path.join(run_dir, KERAS_MODEL),
-                                           compile=compile)
+        raise RunError(f"{run_dir} holds a {config['model']!r} run: a scikit-learn model "
+                       f"with no Keras model or attention")
+    path = os.path.join(run_dir, KERAS_MODEL)
+    try:
+        return config, keras.saving.load_model(path, compile=compile)
+    except Exception as e:  # a damaged archive: zipfile, h5py, JSON or Keras errors
+        raise RunError(f"{path} cannot be loaded (damaged?): "
+                       f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
 
 
 def load_keras_run(run_dir):
@@ -292,23 +447,48 @@ def load_keras_run(run_dir):
     them."""
     from kerasattn.data.preprocessing import TextPreprocessor
 
+    open_run(run_dir, finished=False, need=[KERAS_MODEL, VOCAB, PREPROCESSOR])
     config, model = load_saved_model(run_dir)
     if getattr(model, "backbone", None) is not None and hasattr(model, "preprocessor"):
         model = model.backbone  # the classifier training.train saves
-    return config, model, TextPreprocessor.load(run_dir)
+    return config, model, load_preprocessor(run_dir)
 
 
-def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0):
-    """Recompute a run's metrics from its directory: {split: metrics}."""
+def load_preprocessor(run_dir):
+    """The run's :class:`~kerasattn.data.preprocessing.TextPreprocessor`;
+    :class:`RunError` when its files are missing or damaged."""
+    from kerasattn.data.preprocessing import TextPreprocessor
+
+    try:
+        return TextPreprocessor.load(run_dir)
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        raise RunError(f"{run_dir}: its preprocessor ({PREPROCESSOR}, {VOCAB}) cannot be "
+                       f"read: {e}") from None
+
+
+def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0,
+                 same_data=False):
+    """Recompute a run's metrics from its directory: {split: metrics}. The run is opened
+    with :func:`open_run` (a finished run of kerasattn's, its files whole);
+    ``same_data``: also refuse (:class:`RunError`) data that is not what it trained on
+    (before the metrics are to replace the recorded ones)."""
     from kerasattn.metrics import classification_metrics
 
-    config = read_json(os.path.join(run_dir, CONFIG))
+    config = open_run(run_dir)
     ds = load_dataset(config, data_dir)
+    if same_data:
+        check_same_data(run_dir, config, ds)
     out = {}
     if config["kind"] == "classical":
         from kerasattn.models import tfidf as classical
 
-        model = classical.load(os.path.join(run_dir, CLASSICAL_MODEL))  # trusted types only
+        try:
+            model = classical.load(os.path.join(run_dir, CLASSICAL_MODEL))  # trusted only
+        except classical.UnsafeModelError:
+            raise
+        except Exception as e:  # a damaged skops archive
+            raise RunError(f"{run_dir}/{CLASSICAL_MODEL} cannot be loaded (damaged?): "
+                           f"{e}") from None
         for s in splits:
             part = ds.split(s)
             out[s] = classification_metrics(part.labels, model.predict_proba(part.texts),
@@ -342,7 +522,13 @@ def write_plots(run_dir, title, class_names, test_metrics, roc=None):
                                        os.path.join(run_dir, "confusion_matrix.png"),
                                        f"{title} (test)"))
     if roc is not None and len(class_names) == 2:
-        np.savez(os.path.join(run_dir, TEST_SCORES), labels=roc[0], scores=roc[1])
+        import io
+
+        from kerasattn import ownership
+
+        buffer = io.BytesIO()
+        np.savez(buffer, labels=roc[0], scores=roc[1])
+        ownership.write_bytes(os.path.join(run_dir, TEST_SCORES), buffer.getvalue())
         made.append(run_plots.roc_curves({title: roc}, os.path.join(run_dir, "roc_curve.png"),
                                      "ROC (test)"))
     return [m for m in made if m]

@@ -326,9 +326,7 @@ class TextClassifier(keras.Model):
         if isinstance(saved, cls):  # a run of training.train: its model.keras is the classifier
             clf = saved
         else:  # a run of training.portable (or an older run): the backbone alone
-            from kerasattn.data.preprocessing import TextPreprocessor
-
-            clf = cls.of_run(config, saved, TextPreprocessor.load(run_dir))
+            clf = cls.of_run(config, saved, runs.load_preprocessor(run_dir))
         clf.source_run = os.path.abspath(run_dir)  # save_to_preset takes its metrics along
         if compile:
             t = config["train"]

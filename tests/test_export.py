@@ -343,8 +343,8 @@ def test_export_and_predict_commands(tmp_path):
     assert predict.__name__ == "kerasattn.cli.predict"
     imports = {line.split()[1] for line in source.splitlines()
                if line.strip().startswith(("import kerasattn", "from kerasattn"))}
-    assert imports == {"kerasattn._quiet", "kerasattn.cli", "kerasattn.saved_model_page"}, \
-        imports
+    assert imports == {"kerasattn._quiet", "kerasattn.cli", "kerasattn.saved_model_page",
+                       "kerasattn.saved_models"}, imports
     import kerasattn.saved_model_page as page
 
     page_source = open(page.__file__, encoding="utf-8").read()
@@ -463,13 +463,14 @@ def test_a_full_disk_while_exporting_leaves_no_half_version(exported, tmp_path, 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    # the SavedModel is written (to NAME.partial), then the disk fills as its
-    # documentation files are copied in
-    monkeypatch.setattr(export.shutil, "copy", full)
+    # the SavedModel is written (to a marked directory beside the version), then the
+    # disk fills as its documentation files are copied in
+    from kerasattn import ownership
+
+    monkeypatch.setattr(ownership, "write_bytes", full)
     with pytest.raises(OSError, match="No space left"):
         export.export_model(model, pre, FAMILIES["han"][3], str(tmp_path / "m" / "1"))
-    assert not os.path.exists(tmp_path / "m" / "1")
-    assert not os.path.exists(tmp_path / "m" / "1.partial")
+    assert os.listdir(tmp_path / "m") == []  # no version, no leftover beside it
 
 
 def test_predict_refuses_to_overwrite_the_explain_page(exported, tmp_path, capsys):

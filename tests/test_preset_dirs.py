@@ -29,8 +29,8 @@ def fitted():
 def test_a_preset_directory_loads_in_a_fresh_process_and_exports(fitted, tmp_path):
     target = str(tmp_path / "my-sentiment")
     assert fitted.save_to_preset(target) == target
-    assert sorted(os.listdir(target)) == ["README.md", "metadata.json", "model.keras",
-                                          "vocab.txt"]
+    assert sorted(os.listdir(target)) == [".kerasattn", "README.md", "metadata.json",
+                                          "model.keras", "vocab.txt"]
     metadata = json.load(open(os.path.join(target, "metadata.json")))
     assert (metadata["format"], metadata["preset"], metadata["class_names"]) == (
         "kerasattn.preset/1", "mlp", ["neg", "pos"])
@@ -65,7 +65,8 @@ def test_bad_preset_locations_are_one_clear_error_and_nothing_is_overwritten(fit
     other = tmp_path / "notes"
     other.mkdir()
     (other / "x.txt").write_text("mine")
-    with pytest.raises(ValueError, match="not a preset directory; it is not replaced"):
+    with pytest.raises(ValueError, match="not made by kerasattn as a preset directory.*"
+                                         "nothing was touched; it is not replaced"):
         fitted.save_to_preset(str(other), overwrite=True)
     assert (other / "x.txt").read_text() == "mine"
     with pytest.raises(ValueError, match="no such preset directory"):
@@ -77,7 +78,7 @@ def test_bad_preset_locations_are_one_clear_error_and_nothing_is_overwritten(fit
     with pytest.raises(ValueError, match="has not been fitted"):
         TextClassifier.from_preset("mlp").save_to_preset(str(tmp_path / "empty"))
     assert not (tmp_path / "empty").exists()
-    assert not [n for n in os.listdir(tmp_path) if n.startswith(".preset-")]
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".")]  # no leftovers
 
 
 class _FakeHub:
@@ -133,8 +134,9 @@ def test_a_run_becomes_a_preset_with_its_metrics_and_a_model_card(tmp_path, caps
                                     "--run-name", "r", "--verbose", "0"])
     target = str(tmp_path / "from-run")
     assert export.main(["--run", run_dir, "--preset", target]) == 0
-    assert sorted(os.listdir(target)) == ["README.md", "config.json", "metadata.json",
-                                          "metrics.json", "model.keras", "vocab.txt"]
+    assert sorted(os.listdir(target)) == [".kerasattn", "README.md", "config.json",
+                                          "metadata.json", "metrics.json", "model.keras",
+                                          "vocab.txt"]
     card = open(os.path.join(target, "README.md")).read()
     accuracy = metrics["test"]["accuracy"]
     assert f"- test: {accuracy:.4f} (95 % interval over its" in card

@@ -72,3 +72,25 @@ def test_op_def_registry_tells_registered_ops_from_others():
 
     assert op_def_registry.get("MatMul") is not None
     assert op_def_registry.get("NoSuchOpAnywhere") is None
+
+
+def test_backup_and_restore_saves_through_save_model_and_its_paths(tmp_path):
+    # kerasattn.callbacks.AtomicBackupAndRestore overrides _save_model (each file written
+    # beside its place and renamed) and reads the paths and counters Keras keeps
+    backup = keras.callbacks.BackupAndRestore(str(tmp_path / "b"), double_checkpoint=True)
+    for name in ("_weights_path", "_training_metadata_path", "_prev_weights_path",
+                 "_prev_training_metadata_path", "_current_epoch", "_last_batch_seen"):
+        assert hasattr(backup, name), name
+    assert callable(getattr(keras.callbacks.BackupAndRestore, "_save_model"))
+    from kerasattn.callbacks import AtomicBackupAndRestore
+
+    model = _functional()
+    model.compile("sgd", "sparse_categorical_crossentropy")
+    x, y = np.ones((4, 5), "int32"), np.zeros(4, "int32")
+    cb = AtomicBackupAndRestore(str(tmp_path / "a"), double_checkpoint=True,
+                                delete_checkpoint=False)
+    model.fit(x, y, epochs=2, verbose=0, callbacks=[cb])
+    names = sorted(os.listdir(tmp_path / "a"))
+    assert names == ["latest.weights.h5", "latest.weights.h5.bkp", "training_metadata.json",
+                     "training_metadata.json.bkp"], names
+    assert json.loads(open(tmp_path / "a" / "training_metadata.json").read())["epoch"] == 2

@@ -5,7 +5,9 @@
 Rebuilds the dataset split exactly as in training (same validation fraction
 and seed), reloads the saved preprocessor and best model, and prints the
 metrics of the validation and test splits. ``--write`` replaces the metrics
-in ``metrics.json`` (the training time is kept).
+in ``metrics.json`` (the training time is kept); it is refused when the run's data
+changed since it trained (its data fingerprint), so recorded metrics are never
+replaced by scores on other data.
 
 A classical run's model.skops is loaded only if it names nothing but the types
 an nb/lr pipeline is made of; a legacy pickled model.joblib is never loaded
@@ -29,7 +31,7 @@ import argparse
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser
+from kerasattn.cli.parsing import ArgumentParser, bounded_int, seed, with_types
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -48,7 +50,10 @@ def build_parser():
     p.add_argument("--faithfulness", action="store_true",
                    help="measure the faithfulness of the model's explanations on a seeded "
                         "sample of the test split and store it in metrics.json")
-    attention_faithfulness.add_flags(p, "--faithfulness-sample")
+    # their lower bounds: check_flags's
+    attention_faithfulness.add_flags(with_types(p, {
+        "--faithfulness-sample": bounded_int, "--seed": seed, "--ig-steps": bounded_int}),
+        "--faithfulness-sample")
     return p
 
 
@@ -64,12 +69,18 @@ def main(argv=None):
     from kerasattn.data.datasets import DatasetError
     from kerasattn.metrics import format_metrics
 
-    if not os.path.exists(os.path.join(args.run, runs.CONFIG)):
-        print(f"error: {args.run} is not a run directory (no {runs.CONFIG})", file=sys.stderr)
+    try:  # the one check of a run every command makes (marker, files, finished)
+        config = runs.open_run(args.run)
+    except (runs.RunError, UnsafeModelError) as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
+    writes = args.write or args.faithfulness
     try:
-        results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split), verbose=1) \
-            if args.split else {}
+        if writes and not args.split:  # metrics.json is replaced: only on the run's own data
+            runs.check_same_data(args.run, config, runs.load_dataset(config, args.data_dir))
+        # --write replaces recorded metrics: refused when the data is not the run's own
+        results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split), verbose=1,
+                                    same_data=writes) if args.split else {}
         report = None
         if args.faithfulness:
             report = attention_faithfulness.measure_faithfulness(args.run, args.faithfulness_sample,
@@ -77,6 +88,14 @@ def main(argv=None):
     except (DatasetError, UnsafeModelError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # a damaged model file or a machine fault: one line
+        from kerasattn.cli.parsing import fault_line
+
+        line = fault_line(e, args.run)
+        if line is None:
+            raise
+        print(f"error: {line}", file=sys.stderr)
+        return 1
     saved_path = os.path.join(args.run, runs.METRICS)
     saved = runs.read_json(saved_path) if os.path.exists(saved_path) else {}
     for s, m in results.items():
@@ -98,7 +117,13 @@ def main(argv=None):
             saved.update(results)
         if report is not None:
             saved["faithfulness"] = report
-        runs.write_json(saved_path, saved)
+        try:
+            runs.write_json(saved_path, saved)  # whole or not at all
+        except OSError as e:
+            from kerasattn.cli.parsing import fault_line
+
+            print(f"error: {fault_line(e, saved_path) or e}", file=sys.stderr)
+            return 1
         print(f"wrote {saved_path}")
     return 0
 

@@ -31,7 +31,7 @@ import os
 import sys
 
 from kerasattn.cli.parsing import (ArgumentParser, output_file_error, port_number, positive_int,
-                                   read_text_lines)
+                                   read_text_lines, utf8_text)
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -46,7 +46,8 @@ def build_parser():
     p.add_argument("--run", required=True,
                    help="the run directory (of any Keras model); with --serve also a "
                         "preset directory or a .keras file of a TextClassifier")
-    p.add_argument("--text", action="append", default=[], help="a text to explain (repeatable)")
+    p.add_argument("--text", action="append", default=[], type=utf8_text,
+                   help="a text to explain (repeatable)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
     p.add_argument("--output", help="the HTML file to write (required unless --serve)")
     p.add_argument("--overwrite", action="store_true",
@@ -104,9 +105,13 @@ def main(argv=None):
 
     saved = args.serve and (args.run.endswith(".keras") and os.path.isfile(args.run)
                             or os.path.isfile(os.path.join(args.run, METADATA)))
-    if not saved and not os.path.exists(os.path.join(args.run, runs.CONFIG)):
-        return _error(f"{args.run} is not a run directory (no {runs.CONFIG})"
-                      + ("" if args.serve else "; --serve also takes a preset or .keras file"))
+    if not saved:
+        try:  # the one check of a run every command makes (marker, schema, files)
+            runs.open_run(args.run, finished=False, need=[runs.KERAS_MODEL])
+        except runs.RunError as e:
+            return _error(f"{e}" + ("" if args.serve or os.path.exists(
+                os.path.join(args.run, runs.CONFIG)) else
+                "; --serve also takes a preset or .keras file"))
     if args.serve:
         if args.output or args.text or args.input:
             return _error("--serve takes its texts from the page: drop --output, --text "
@@ -140,8 +145,16 @@ def main(argv=None):
                              not args.no_heatmaps, args.attribution, args.steps)
     except ValueError as e:
         return _error(e)
-    except OSError as e:
-        return _error(f"cannot write {e.filename or args.output}: {e.strerror or e}")
+    except Exception as e:  # a full disk, a read-only folder
+        from kerasattn.cli.parsing import fault_line
+
+        line = fault_line(e, args.output)
+        if line is None and isinstance(e, OSError):
+            line = f"cannot write {e.filename or args.output}: {e.strerror or e}"
+        if line is None:
+            raise
+        print(f"error: {line}", file=sys.stderr)
+        return 1
     print(f"wrote {page}" + (f" and {len(pngs)} heatmap(s)" if pngs else ""))
     return 0
 

@@ -22,7 +22,7 @@ import argparse
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser
+from kerasattn.cli.parsing import ArgumentParser, length
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -43,7 +43,7 @@ def build_parser():
                         "SavedModel: TextClassifier.from_preset(DIR) loads it")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an existing --preset directory")
-    p.add_argument("--max-length", type=int,
+    p.add_argument("--max-length", type=length,
                    help="cut served texts at this many tokens (default: the run's training "
                         "length, else 2048)")
     p.add_argument("--allow-unfinished", action="store_true",
@@ -55,22 +55,20 @@ def build_parser():
 def main(argv=None):
     args = build_parser().parse_args(argv)
     from kerasattn import export, runs
+    from kerasattn.cli.parsing import fault_line
 
-    config_path = os.path.join(args.run, runs.CONFIG)
-    if not os.path.exists(config_path):
-        return _error(f"{args.run} is not a run directory (no {runs.CONFIG})")
-    try:
-        config = runs.read_json(config_path)
-    except (OSError, ValueError) as e:
-        return _error(f"{config_path}: cannot be read ({e})")
-    if config.get("kind") == "classical":
-        return _error("classical (scikit-learn) runs have no SavedModel export; "
-                      "export a Keras model")
     if args.preset and (args.output or args.max_length):
         return _error("--preset writes a preset, not a SavedModel: drop --output and "
                       "--max-length")
     if args.max_length is not None and args.max_length < 1:
         return _error(f"--max-length must be >= 1, got {args.max_length}")
+    try:  # the one check of a run every command makes (marker, files, status)
+        config = runs.open_run(args.run, finished=False)
+    except runs.RunError as e:
+        return _error(e)
+    if config.get("kind") == "classical":
+        return _error("classical (scikit-learn) runs have no SavedModel export; "
+                      "export a Keras model")
     if export.unfinished(args.run):
         if not args.allow_unfinished:
             return _error(f"{args.run} is an unfinished run (no {runs.METRICS}): its training "
@@ -92,8 +90,12 @@ def main(argv=None):
             path = export.export_run(args.run, args.output, args.max_length)
     except (FileExistsError, ValueError) as e:
         return _error(str(e))
-    except OSError as e:  # e.g. the disk filled while writing (the version is not made)
-        return _error(f"cannot export to {e.filename or args.output}: {e.strerror or e}")
+    except Exception as e:  # the disk filled or is read-only while writing: nothing is made
+        line = fault_line(e, args.preset or args.output)
+        if line is None:
+            raise
+        print(f"error: {line}", file=sys.stderr)
+        return 1
     print(f"wrote {path}")
     return 0
 

@@ -11,7 +11,8 @@ FILE`` also writes an HTML page from the ``explain`` signature: each word's
 background as dark as the attention it receives, one line per attention layer.
 This module imports TensorFlow, the standard library, ``kerasattn._quiet`` (which drops
 TensorFlow's start-up lines), ``kerasattn.cli.parsing`` (text decoding) and
-``kerasattn.saved_model_page`` (the page) only: what it runs is what TF Serving would
+``kerasattn.saved_model_page`` (the page) and ``kerasattn.saved_models`` (the
+SavedModel's files checked before loading) only: what it runs is what TF Serving would
 run.
 
 Errors (a missing model or input file, input that is not UTF-8, ...) are one
@@ -64,9 +65,11 @@ def build_parser():
     p = parsing.ArgumentParser(prog="kerasattn predict", description=__doc__,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model-dir", required=True, help="an exported SavedModel (NAME/VERSION)")
-    p.add_argument("texts", nargs="*", help="texts to classify ('-' reads stdin)")
+    p.add_argument("texts", nargs="*", type=parsing.utf8_text,
+                   help="texts to classify ('-' reads stdin)")
     p.add_argument("--input", help="a UTF-8 file with one text per line ('-' for stdin)")
-    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--batch-size", type=parsing.length, default=64,
+                   help="texts per call of the model (1..%d)" % parsing.LENGTH_MAX)
     p.add_argument("--explain", metavar="FILE", help="also write the attention page here")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the --explain file when it exists (refused by default)")
@@ -83,8 +86,12 @@ def main(argv=None):
 
 
 def _run(args):
-    if not os.path.exists(os.path.join(args.model_dir, "saved_model.pb")):
-        raise InputError(f"{args.model_dir} is not a SavedModel (no saved_model.pb)")
+    from kerasattn.saved_models import check as check_saved_model
+
+    try:  # checked before it is loaded: its files, and a marker of an export
+        check_saved_model(args.model_dir, explain=bool(args.explain))
+    except ValueError as e:
+        raise InputError(str(e)) from None
     if args.batch_size < 1:
         raise InputError(f"--batch-size must be >= 1, got {args.batch_size}")
     if args.explain and (refused := parsing.output_file_error(args.explain, args.overwrite,
@@ -101,8 +108,13 @@ def _run(args):
     with quiet_native_import():
         import tensorflow as tf
     physical_gpus()  # the first device query, without its cuInit line on a CPU machine
-    loaded = tf.saved_model.load(args.model_dir)
-    serve = loaded.signatures["serving_default"]
+    try:
+        loaded = tf.saved_model.load(args.model_dir)
+        serve = loaded.signatures["serving_default"]
+    except Exception as e:  # damaged files: TensorFlow's own errors, as one line
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise InputError(f"{args.model_dir} cannot be loaded as a SavedModel (damaged?): "
+                         f"{first}") from None
     for batch in batches(texts, args.batch_size):
         out = serve(text=tf.constant(batch))
         if out["probabilities"].shape[-1] != len(classes):

@@ -49,6 +49,9 @@ def main(argv=None):
     from kerasattn.metrics import (DivergedError, disk_full, out_of_memory,
                                    out_of_memory_message)
 
+    from kerasattn.cli.parsing import quiet_after_disk_full
+
+    quiet_after_disk_full()
     try:
         train(argv)
     except KeyboardInterrupt:
@@ -56,16 +59,25 @@ def main(argv=None):
               file=sys.stderr)
         return 130
     except (ConfigError, DatasetError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {arguments.one_line(e)}", file=sys.stderr)  # quoted input: one line
         return 2
     except DivergedError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:
+        from kerasattn.cli.parsing import end_after_fault, fault_line
+
         full = disk_full(e)
         if full is not None:
             print(f"error: the disk is full ({full}); free some space and run the same "
                   "command: it resumes after the last finished epoch", file=sys.stderr)
+            end_after_fault(1)
+            return 1
+        refused = fault_line(e)  # a read-only file system, no permission
+        if refused is not None:
+            print(f"error: {refused}; the same command resumes after the last finished "
+                  "epoch", file=sys.stderr)
+            end_after_fault(1)
             return 1
         if out_of_memory(e):
             print("error: " + out_of_memory_message(

@@ -227,14 +227,13 @@ class TextPreprocessor:
     def save(self, directory):
         """Write ``preprocessor.json`` and ``vocab.txt``, each atomically (a crash
         leaves the old file or the new one, never half of one)."""
+        from kerasattn import ownership
+
         os.makedirs(directory, exist_ok=True)
         # padding is the empty string: line 1 is empty, one token per line after
         for name, text in ((VOCAB_FILE, "\n".join(self.vocabulary) + "\n"),
                            (CONFIG_FILE, json.dumps(self.get_config(), indent=2))):
-            path = os.path.join(directory, name)
-            with open(path + ".tmp", "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(path + ".tmp", path)
+            ownership.write_text(os.path.join(directory, name), text)  # follows no link
 
     @classmethod
     def load(cls, directory):

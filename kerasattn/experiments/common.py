@@ -117,7 +117,8 @@ def _records(results_dir, name):
 def _write(path, lines):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     text = "\n".join(lines) + "\n"
-    with open(path, "w") as fh:
-        fh.write(text)
+    from kerasattn import ownership
+
+    ownership.write_text(path, text)  # whole, following no link
     return text
 

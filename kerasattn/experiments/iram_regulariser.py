@@ -74,8 +74,9 @@ def write_iram_regulariser(records, path):
                   f"{rows[-1]['measured']}."]
     text = "\n".join(lines) + "\n"
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as fh:
-        fh.write(text)
+    from kerasattn import ownership
+
+    ownership.write_text(path, text)  # whole, following no link
     return text
 
 

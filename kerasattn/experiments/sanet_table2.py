@@ -133,8 +133,9 @@ def write_table2(records, path):
                   f"({_compare(rs, rt)}).", ""]
     text = "\n".join(lines)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as fh:
-        fh.write(text)
+    from kerasattn import ownership
+
+    ownership.write_text(path, text)  # whole, following no link
     return text
 
 

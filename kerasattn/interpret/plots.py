@@ -33,7 +33,9 @@ def _save(fig, path, tight=True):
     if tight:
         fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
+    from kerasattn.run_plots import save_figure
+
+    save_figure(fig, path)  # whole, following no link
     plt.close(fig)
     return path
 

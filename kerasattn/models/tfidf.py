@@ -143,8 +143,11 @@ def save(model, path):
 
     check_is_fitted(model, "pipeline_")
     config = json.dumps(dict(model.preprocessor_config or {}), sort_keys=True)
-    sio.dump({"format": FORMAT, "preprocessor_config": config, "pipeline": model.pipeline_},
-             path)
+    from kerasattn import ownership
+
+    # written whole, beside and renamed, never through a link
+    ownership.write_bytes(path, sio.dumps({"format": FORMAT, "preprocessor_config": config,
+                                           "pipeline": model.pipeline_}))
     return path
 
 

@@ -44,6 +44,7 @@ import time
 
 import numpy as np
 
+from kerasattn import ownership
 from kerasattn.training.errors import ConfigError
 
 BUCKET_STEP = 64
@@ -71,7 +72,9 @@ def _encode(preprocessor, texts, chunk=2048):
 
 
 def _refuse(message):
-    raise ConfigError(message)
+    from kerasattn.training.arguments import one_line
+
+    raise ConfigError(one_line(message))  # what was typed, quoted on one line
 
 
 def parse_train_args(argv):
@@ -157,6 +160,30 @@ def prepare_jobs(path, extra=(), cache=None):
     return done
 
 
+def _claim(run_dir):
+    """Make ``run_dir`` (marked as kerasattn's run directory), or take an existing one
+    only when kerasattn made it as a run (or it is an old run's files, or empty);
+    :class:`ConfigError` otherwise, nothing touched."""
+    from kerasattn import runs
+
+    if os.path.islink(run_dir):
+        raise ConfigError(f"{run_dir} is a symbolic link; kerasattn writes no run through "
+                          "one (nothing was touched)")
+    if not os.path.lexists(run_dir) or ownership.is_empty_dir(run_dir):
+        try:
+            ownership.make_dir(run_dir, "run")
+        except OSError as e:
+            raise ConfigError(f"cannot create the run directory {run_dir}: "
+                              f"{e.strerror or e}") from None
+        return
+    try:
+        ownership.require_owned(run_dir, "run", runs.is_legacy_run)
+    except ownership.OwnershipError as e:
+        raise ConfigError(f"{e}: choose another --run-name or --output-dir") from None
+    if ownership.read_marker(run_dir) is None:
+        ownership.write_marker(run_dir, "run")
+
+
 def prepare(argv, cache=None):
     """Write a run directory with token ids for ``fit``; returns its path.
 
@@ -202,11 +229,15 @@ def prepare(argv, cache=None):
             raise ConfigError(f"{args.embeddings} has {matrix.shape[1]}-d vectors but "
                               f"{args.model}'s embeddings are {dim}-d; add --model-option "
                               f"embedding_dim={matrix.shape[1]}")
-    os.makedirs(run_dir, exist_ok=True)
+    _claim(run_dir)
     pre.save(run_dir)
     print(f"vocabulary: {pre.vocabulary_size:,} ids", flush=True)
     if matrix is not None:
-        np.save(os.path.join(run_dir, EMBEDDINGS), matrix)
+        import io
+
+        buffer = io.BytesIO()
+        np.save(buffer, matrix)
+        ownership.write_bytes(os.path.join(run_dir, EMBEDDINGS), buffer.getvalue())
         print(f"embeddings from {args.embeddings}: {found:,} of {pre.vocabulary_size - 2:,} "
               f"words found, the rest random", flush=True)
     elif os.path.exists(os.path.join(run_dir, EMBEDDINGS)):
@@ -228,13 +259,13 @@ def prepare(argv, cache=None):
             parts[f"{s}_ids"] = parts[f"{s}_ids"].astype(ids_dtype)
             parts[f"{s}_labels"] = np.asarray(part.labels, np.int32)
             print(f"  {s}: {len(part):,} texts, {parts[f'{s}_ids'].size:,} tokens", flush=True)
-        np.savez_compressed(arrays + ".tmp.npz", **parts)
-        os.replace(arrays + ".tmp.npz", arrays)
+        with ownership.atomic_file(arrays) as fh:  # whole, following no link
+            np.savez_compressed(fh, **parts)
     config.update(class_names=ds.class_names, dataset_notes=ds.notes,
                   dataset_sizes={s: len(ds.split(s)) for s in datasets.SPLITS},
                   environment=runs.environment(),
                   arrays=os.path.relpath(arrays, run_dir))
-    runs.write_json(os.path.join(run_dir, runs.CONFIG), config)
+    runs.write_config(run_dir, config)
     print(f"prepared {run_dir} (token ids: {arrays})", flush=True)
     return run_dir
 

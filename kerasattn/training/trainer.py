@@ -83,7 +83,7 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
             raise ConfigError(f"{config.dataset}: {e}") from None
         pre.save(run_dir)
         config = config.replace(vocabulary_sha256=runs.vocabulary_sha256(pre.vocabulary))
-        runs.write_json(os.path.join(run_dir, runs.CONFIG), config.to_json())
+        runs.write_config(run_dir, config.to_json())
         log(f"vocabulary: {pre.vocabulary_size:,} ids (padding 0, OOV 1)")
 
     seeds = resume.EpochSeeds()
@@ -185,8 +185,10 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     # an epoch's backup is written after its checkpoint and history row; kept after fit,
     # deleted once metrics.json is written, so that a crash while predicting or writing
     # does not send the run back to epoch 1); a resumed run gets the whole time limit again
-    backup = keras.callbacks.BackupAndRestore(resume.backup_dir(run_dir),
-                                              double_checkpoint=True, delete_checkpoint=False)
+    from kerasattn.callbacks import AtomicBackupAndRestore
+
+    backup = AtomicBackupAndRestore(resume.backup_dir(run_dir), double_checkpoint=True,
+                                    delete_checkpoint=False)
     best, result = core.fit_and_evaluate(
         model, fit, predict, run_dir, ds.class_names, what=f"{config.model} on {config.dataset}",
         early_stopping=config.early_stopping, time_limit=config.time_limit, past=past,
@@ -221,8 +223,12 @@ def save_classifier(run_dir, config, backbone, preprocessor):
     clf.compile(optimizer=optimizer, loss=loss, metrics=[accuracy])
     path = os.path.join(run_dir, runs.KERAS_MODEL)
     aside = os.path.join(run_dir, ".classifier.keras")
+    if os.path.lexists(aside):
+        os.remove(aside)  # left by an interrupted save (a link is removed, not followed)
     clf.save(aside)
-    os.replace(aside, path)
+    from kerasattn import ownership
+
+    ownership.rename(aside, path)
 
 
 # -- the run directory ------------------------------------------------------------
@@ -275,20 +281,39 @@ def _is_worker_dir(name):
     return name.startswith(("worker-", "chief-"))
 
 
-def _clear_run_dir(run_dir):
-    """Delete an unfinished run's files (not the directories of other workers, nor the
-    lock this process holds)."""
-    from kerasattn import runs
+def _clear_run_dir(run_dir, log=None):
+    """Delete an unfinished or replaced run's own files: the names a run writes
+    (:data:`kerasattn.runs.RUN_FILES`), not the lock this process holds, the marker, the
+    directories of other workers, nor any file of someone else's (named in ``log``)."""
+    from kerasattn import ownership, runs
 
-    for name in os.listdir(run_dir):
+    kept = []
+    for name in sorted(os.listdir(run_dir)):
         path = os.path.join(run_dir, name)
-        if name == runs.LOCK:
+        if name in (runs.LOCK, ownership.MARKER) or _is_worker_dir(name):
+            continue
+        if name not in runs.RUN_FILES and not runs._is_temporary(name):
+            kept.append(name)
             continue
         if os.path.isdir(path) and not os.path.islink(path):
-            if not _is_worker_dir(name):
-                shutil.rmtree(path)
+            shutil.rmtree(path)
         else:
             os.remove(path)
+    if kept and log:
+        log(f"  kept in {run_dir} (not kerasattn's): {', '.join(kept)}")
+
+
+def _links_inside(run_dir):
+    """The symbolic links inside ``run_dir`` (relative paths; other workers' directories
+    not searched)."""
+    found = []
+    for root, dirs, files in os.walk(run_dir):
+        if root == run_dir:
+            dirs[:] = [d for d in dirs if not _is_worker_dir(d)]
+        for name in dirs + files:
+            if os.path.islink(os.path.join(root, name)):
+                found.append(os.path.relpath(os.path.join(root, name), run_dir))
+    return sorted(found)
 
 
 def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
@@ -301,13 +326,19 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
     writing, a finished run of another configuration (unless ``overwrite``), an
     unfinished run of another configuration (unless ``restart``), a run of this
     configuration on other data (``config.data_fingerprint``: which file or split
-    changed), or a directory that is not a run directory."""
-    from kerasattn import runs
+    changed), or a directory kerasattn did not make as a run directory (its marker,
+    :mod:`kerasattn.ownership`; a run made before markers is recognised by its files):
+    such a directory is never resumed, restarted, overwritten or written into."""
+    from kerasattn import ownership, runs
 
     created = False
+    if os.path.islink(run_dir):
+        raise ConfigError(f"{run_dir} is a symbolic link; kerasattn writes no run through "
+                          "one (nothing was touched): choose another --run-name or "
+                          "--output-dir")
     if not os.path.exists(run_dir):
         try:
-            os.makedirs(run_dir)
+            ownership.make_dir(run_dir, "run")
             created = True
         except FileExistsError:
             pass  # made meanwhile: another worker of a multi-worker run made its worker-N in it
@@ -318,16 +349,39 @@ def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
         raise ConfigError(f"{run_dir} is a file, not a run directory")
     if not os.access(run_dir, os.W_OK | os.X_OK):
         raise ConfigError(f"the run directory {run_dir} is not writable")
+    other_files = [n for n in os.listdir(run_dir)
+                   if not _is_worker_dir(n) and n not in (runs.LOCK, ownership.MARKER)
+                   and not ownership.is_temporary(n)]
+    if ownership.read_marker(run_dir) is None and (other_files or os.path.lexists(
+            os.path.join(run_dir, ownership.MARKER))):
+        try:
+            ownership.require_owned(run_dir, "run", runs.is_legacy_run)
+        except ownership.OwnershipError:
+            raise ConfigError(
+                f"{run_dir} is not a kerasattn run directory (no {ownership.MARKER} marker, "
+                "and files a run does not write); nothing was touched: choose another "
+                "--run-name or --output-dir") from None
+    elif ownership.read_marker(run_dir) is not None:
+        try:
+            ownership.require_owned(run_dir, "run")
+        except ownership.OwnershipError as e:
+            raise ConfigError(str(e)) from None
+    links = _links_inside(run_dir)
+    if links:
+        raise ConfigError(f"{run_dir} holds a symbolic link ({links[0]}); kerasattn writes "
+                          "no file through one and touched nothing: remove it, or choose "
+                          "another --run-name")
     has_config = os.path.exists(os.path.join(run_dir, runs.CONFIG))
-    other_files = [n for n in os.listdir(run_dir) if not _is_worker_dir(n) and n != runs.LOCK]
-    if other_files and not has_config:
-        raise ConfigError(f"{run_dir} is not empty and is not a kerasattn run directory "
-                          "(no config.json); choose another --run-name or --output-dir")
     try:
         lock = runs.RunLock.acquire(run_dir)
     except runs.RunDirectoryLocked as e:
         raise ConfigError(str(e)) from None
     try:
+        if ownership.read_marker(run_dir) is None:  # empty, or a run made before markers
+            ownership.write_marker(run_dir, "run")
+        for name in os.listdir(run_dir):  # files a killed write left beside their place
+            if ownership.is_temporary(name):
+                os.remove(os.path.join(run_dir, name))
         state = _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, log)
     except BaseException:
         lock.release()
@@ -359,7 +413,7 @@ def _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, 
              else "see its config.json")
     if os.path.exists(os.path.join(run_dir, runs.METRICS)):
         if overwrite:
-            _clear_run_dir(run_dir)
+            _clear_run_dir(run_dir, log)
             log(f"--overwrite: deleted the finished run in {run_dir}")
             return "new"
         if same:
@@ -375,7 +429,7 @@ def _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, 
     if not other_files:
         return "new"
     if restart:
-        _clear_run_dir(run_dir)
+        _clear_run_dir(run_dir, log)
         log(f"--restart: deleted the unfinished run in {run_dir}; starting from epoch 1")
         return "new"
     if not same:
@@ -393,7 +447,7 @@ def _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, 
         log(repaired)
     epochs = resume.backed_up_epochs(run_dir)
     if not epochs:  # killed before its first epoch ended: nothing to keep
-        _clear_run_dir(run_dir)
+        _clear_run_dir(run_dir, log)
         log(f"the interrupted run in {run_dir} had not finished an epoch; starting it again")
         return "new"
     log(f"resuming the interrupted run in {run_dir} after epoch {epochs} "
@@ -526,7 +580,7 @@ def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy
         config = config.replace(vocabulary_sha256=stored.get("vocabulary_sha256"))
     config = config.replace(class_names=ds.class_names, dataset_notes=ds.notes,
                             dataset_sizes=sizes, environment=runs.environment())
-    runs.write_json(os.path.join(run_dir, runs.CONFIG), config.to_json())
+    runs.write_config(run_dir, config.to_json())
     log(f"run directory: {run_dir}")
     if config.sized_for:
         log(f"no GPU: recipe {config.recipe!r}, sized for the CPU: "
@@ -540,7 +594,9 @@ def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy
                                               strategy=strategy, resuming=state == "resume")
     except ConfigError:
         if created and not resume.backed_up_epochs(run_dir):
-            shutil.rmtree(run_dir)  # nothing was trained: leave nothing behind
+            from kerasattn import ownership
+
+            ownership.remove_dir(run_dir, "run")  # nothing was trained: leave nothing behind
         raise
 
     metrics = core.run_metrics(

@@ -201,6 +201,9 @@ def test_multiworker_needs_tf_config_and_a_run_name(tmp_path, monkeypatch, capsy
 
 
 def _fake_interrupted_run(run_dir, model):
+    from kerasattn import ownership
+
+    ownership.make_dir(run_dir, "run")  # a run directory of kerasattn's
     os.makedirs(resume.backup_dir(run_dir))
     runs.write_json(os.path.join(run_dir, runs.CONFIG), {"model": model})
     write(os.path.join(resume.backup_dir(run_dir), "training_metadata.json"),

@@ -159,9 +159,10 @@ def test_a_finished_run_is_never_overwritten_by_another_command(tmp_path):
     assert runs.read_json(os.path.join(run_dir, runs.METRICS)) == first  # untouched
     # the same command again: nothing to do, the same metrics
     assert train.train(_tiny(tmp_path, "--run-name", "r"))[1] == first
-    # --overwrite: a clean directory, no file of the old run left
+    # --overwrite: none of the old run's files left; a file that is not kerasattn's is
+    # kept (kerasattn deletes only what it wrote)
     _, m = train.train(_tiny(tmp_path, "--run-name", "r", "--seed", "3", "--overwrite"))
-    assert not os.path.exists(os.path.join(run_dir, "mine.txt"))
+    assert open(os.path.join(run_dir, "mine.txt")).read() == "a file of the old run"
     assert runs.read_json(os.path.join(run_dir, runs.CONFIG))["seed"] == 3
     assert m["epochs_run"] == 1
 
@@ -180,21 +181,22 @@ def test_a_directory_that_is_not_a_run_is_not_used(tmp_path):
 
 def test_the_chief_takes_the_run_directory_another_worker_made_first(tmp_path, monkeypatch):
     """Two workers of a multi-worker run start at once: when worker 1 makes
-    RUN/worker-1 (so RUN) between the chief's check and its makedirs, the chief starts
+    RUN/worker-1 (so RUN) between the chief's check and its mkdir, the chief starts
     the run there, and worker 1's directory is left alone."""
+    from kerasattn import ownership
     from kerasattn.training import trainer
 
     run_dir = tmp_path / "mw"
-    real, raced = os.makedirs, []
+    real, raced = os.mkdir, []
 
     def worker_first(path, *args, **kwargs):
         if os.path.abspath(path) == str(run_dir) and not raced:
             raced.append(path)
-            real(run_dir / "worker-1")
+            os.makedirs(run_dir / "worker-1")
             write(run_dir / "worker-1" / "log.txt", "worker 1")
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(trainer.os, "makedirs", worker_first)
+    monkeypatch.setattr(ownership.os, "mkdir", worker_first)
     args = train.build_parser().parse_args(["--model", "mlp", "--dataset", "sst2"])
     config = train.resolve_config(args, ["--model", "mlp", "--dataset", "sst2"])
     # "new", but not created by the chief: an error before training must not delete it
@@ -202,7 +204,7 @@ def test_the_chief_takes_the_run_directory_another_worker_made_first(tmp_path, m
     lock.release()
     assert (state, created) == ("new", False)
     assert raced
-    assert sorted(os.listdir(run_dir)) == ["run.lock", "worker-1"]
+    assert sorted(os.listdir(run_dir)) == [".kerasattn", "run.lock", "worker-1"]
     assert (run_dir / "worker-1" / "log.txt").read_text() == "worker 1"
 
 

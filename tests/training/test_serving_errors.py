@@ -36,6 +36,9 @@ def fake_model_dir(tmp_path):
     os.makedirs(d / "assets")
     write(d / "saved_model.pb", "")
     write(d / "assets" / "labels.txt", "negative\npositive\n")
+    os.makedirs(d / "variables")
+    write(d / "variables" / "variables.index", "")
+    write(d / "variables" / "variables.data-00000-of-00001", "")
     return str(d)
 
 
@@ -127,12 +130,13 @@ def _run_dir(path, class_names=("negative", "positive"), finished=True, model=Tr
     """A Keras run directory as training.train leaves it (a tiny mlp, untrained)."""
     import keras
 
-    from kerasattn import models, runs
+    from kerasattn import models, ownership, runs
     from kerasattn.data.preprocessing import TextPreprocessor
 
-    os.makedirs(path)
-    runs.write_json(os.path.join(path, runs.CONFIG),
-                    {"kind": "keras", "model": "mlp", "class_names": list(class_names)})
+    ownership.make_dir(path, "run")  # kerasattn's own, as training.train makes it
+    runs.write_config(path, {"kind": "keras", "model": "mlp", "dataset": "sst2", "seed": 0,
+                             "train": {"batch_size": 8, "val_fraction": 0.1},
+                             "class_names": list(class_names)})
     if model:
         keras.utils.set_random_seed(0)
         pre = TextPreprocessor().adapt(TRAIN)
