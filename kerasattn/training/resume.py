@@ -115,18 +115,18 @@ def repair_backup(run_dir):
 def _replace_with(path, write):
     """Write a file atomically: ``write(fh)`` into a temporary file beside ``path``,
     then rename it over ``path`` (a crash leaves the old file or the new one)."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as fh:
+    from kerasattn import ownership
+
+    with ownership.atomic_file(path, text=True) as fh:  # beside, following no link
         write(fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def _copy_over(src, dst):
-    """Copy ``src`` over ``dst`` atomically (through a temporary file beside it)."""
-    shutil.copy(src, dst + ".tmp")
-    os.replace(dst + ".tmp", dst)
+    """Copy ``src`` over ``dst`` atomically (through a new file beside it)."""
+    from kerasattn import ownership
+
+    with open(src, "rb") as fh, ownership.atomic_file(dst) as out:
+        shutil.copyfileobj(fh, out)
 
 
 def step_back_one_epoch(run_dir):
