@@ -139,6 +139,8 @@ class RunConfig:
     dataset_notes: list | None = None
     dataset_sizes: dict | None = None
     environment: dict | None = None
+    # where the run came from: commit, command, device, versions, start (kerasattn.provenance)
+    provenance: dict | None = None
     # what the run trains on (runs.data_fingerprint), its vocabulary's SHA-256, and
     # whether a built-in dataset's files were checked against their published
     # checksums (False under KERASATTN_VERIFY=0; None for a user's files)

@@ -261,9 +261,13 @@ def prepare(argv, cache=None):
             print(f"  {s}: {len(part):,} texts, {parts[f'{s}_ids'].size:,} tokens", flush=True)
         with ownership.atomic_file(arrays) as fh:  # whole, following no link
             np.savez_compressed(fh, **parts)
+    from kerasattn import provenance
+
     config.update(class_names=ds.class_names, dataset_notes=ds.notes,
                   dataset_sizes={s: len(ds.split(s)) for s in datasets.SPLITS},
                   environment=runs.environment(),
+                  provenance=provenance.finished(
+                      provenance.started(config["command"], config["seed"])),
                   arrays=os.path.relpath(arrays, run_dir))
     runs.write_config(run_dir, config)
     print(f"prepared {run_dir} (token ids: {arrays})", flush=True)
@@ -500,16 +504,21 @@ def fit(run_dir, mixed_precision="off", verbose=2, time_limit=None, bucket_step=
 def _fit(run_dir, mixed_precision, verbose, time_limit, bucket_step):
     import keras
 
-    from kerasattn import models, runs
+    from kerasattn import models, provenance, runs
     from kerasattn.heads import loss_and_accuracy
     from kerasattn.recipes import optimizer_for, set_precision
     from kerasattn.training import core
 
-    config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
+    try:  # the one check of a run every command makes (marker, schema)
+        config = runs.open_run(run_dir, finished=False)
+    except runs.RunError as e:
+        raise ConfigError(str(e)) from None
     if "arrays" not in config:
         raise ConfigError(f"{run_dir} was not written by `training.portable prepare`")
     policy = set_precision(mixed_precision)
     keras.utils.set_random_seed(config["seed"])
+    started = provenance.started(f"python -m training.portable fit {shlex.quote(run_dir)}",
+                                 config["seed"])
     data = load_arrays(run_dir, config)
     train = config["train"]
     vocabulary = runs.read_vocabulary(run_dir)
@@ -555,6 +564,8 @@ def _fit(run_dir, mixed_precision, verbose, time_limit, bucket_step):
         trained_with={"command": "python -m training.portable fit",
                       "backend": keras.backend.backend(), "keras": keras.__version__,
                       "device": device, "dtype_policy": policy})
+    metrics["provenance"] = provenance.finished(started, provenance.cut_of(metrics,
+                                                                           train["epochs"]))
     core.finish_run(run_dir, metrics, result, config["class_names"], train["epochs"], log)
     return metrics
 

@@ -566,9 +566,10 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
 
 def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy, log):
     """:func:`train` once the run directory is claimed and locked."""
-    from kerasattn import runs
+    from kerasattn import provenance, runs
     from kerasattn.training import resume
 
+    started = provenance.started(config.command or None, config.seed)
     log(ds.summary())
     for note in ds.notes:
         log(f"  note: {note}")
@@ -579,7 +580,8 @@ def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy
         stored = runs.read_json(os.path.join(run_dir, runs.CONFIG))
         config = config.replace(vocabulary_sha256=stored.get("vocabulary_sha256"))
     config = config.replace(class_names=ds.class_names, dataset_notes=ds.notes,
-                            dataset_sizes=sizes, environment=runs.environment())
+                            dataset_sizes=sizes, environment=runs.environment(),
+                            provenance=started)
     runs.write_config(run_dir, config.to_json())
     log(f"run directory: {run_dir}")
     if config.sized_for:
@@ -602,6 +604,8 @@ def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy
     metrics = core.run_metrics(
         config.model, config.dataset, ds.notes, result, ds.class_names, train_size,
         **({"data_verified": False} if config.data_verified is False else {}))
+    metrics["provenance"] = provenance.finished(started, provenance.cut_of(
+        metrics, config.train.epochs if config.kind != "classical" else None))
     core.finish_run(run_dir, metrics, result, ds.class_names, config.train.epochs, log)
     resume.delete_backup(run_dir)  # only once metrics.json is written
     return run_dir, metrics
