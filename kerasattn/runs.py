@@ -39,8 +39,7 @@ RUN_FILES = frozenset({
     CONFIG, METRICS, HISTORY, KERAS_MODEL, CLASSICAL_MODEL, TEST_SCORES, VOCAB, LOCK,
     PREPROCESSOR, "tensorboard", "backup", "learning_curves.png", "confusion_matrix.png",
     "roc_curve.png", ".classifier.keras", "model.partial.keras", "embeddings.npy", "fit.log",
-    "model.joblib", "config.json.tmp",
-    "metrics.json.tmp", "history.csv.tmp"})
+    "model.joblib", "config.json.tmp", "metrics.json.tmp", "history.csv.tmp"})
 
 
 def finished_run_of(run_dir, config):
@@ -346,7 +345,7 @@ def read_history(path):
 
 
 def read_json(path):
-    with open(path) as fh:
+    with open(path, encoding="utf-8") as fh:  # written as UTF-8 (ownership.write_json)
         return json.load(fh)
 
 
