@@ -140,8 +140,7 @@ class AtomicBackupAndRestore(keras.callbacks.BackupAndRestore):
                              (self._training_metadata_path,
                               self._prev_training_metadata_path)):
                 if os.path.exists(src):
-                    with open(src, "rb") as fh, ownership.atomic_file(dst) as out:
-                        out.write(fh.read())
+                    ownership.copy_file(src, dst)
         partial = os.path.join(self.backup_dir, ".partial.weights.h5")
         if os.path.lexists(partial):
             os.remove(partial)  # left by a killed save (a link is removed, not followed)

@@ -236,6 +236,12 @@ def write_bytes(path, data):
         fh.write(data)
 
 
+def copy_file(src, dst):
+    """Copy ``src`` over ``dst`` whole, following no link (:func:`atomic_file`)."""
+    with open(src, "rb") as fh, atomic_file(dst) as out:
+        shutil.copyfileobj(fh, out)
+
+
 def write_text(path, text):
     write_bytes(path, text.encode("utf-8"))
 

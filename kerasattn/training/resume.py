@@ -125,8 +125,7 @@ def _copy_over(src, dst):
     """Copy ``src`` over ``dst`` atomically (through a new file beside it)."""
     from kerasattn import ownership
 
-    with open(src, "rb") as fh, ownership.atomic_file(dst) as out:
-        shutil.copyfileobj(fh, out)
+    ownership.copy_file(src, dst)
 
 
 def step_back_one_epoch(run_dir):
