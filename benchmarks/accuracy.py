@@ -8,6 +8,25 @@ fresh process each), then writes the test accuracy, macro F1, training time
 and throughput with the exact command to ``benchmarks/results/<suite>.md``
 (records in ``<suite>.json`` beside it). ``--only`` with no names rewrites the
 table from the records. Needs the datasets (KERASATTN_DATA_DIR).
+
+A row's record is ``{"seeds": [...]}``, one record per seed; each seed's record holds
+``"provenance"`` (:func:`kerasattn.provenance.entry`): this benchmark's own record (its
+commit and whether the checkout was dirty, its command, the seed, the device, versions,
+UTC start and end, wall seconds, ``cut``), ``"reused"`` (whether ``--reuse`` recorded a
+run trained before), and ``"run"``: the training run's own record (its ``metrics.json``'s
+``"provenance"``; for a run trained before provenance was recorded, ``commit: null`` with
+``commit_unknown`` saying so)::
+
+    {"commit": "5dc74bc...", "dirty": false, "kerasattn": "0.1.0",
+     "command": "python -m benchmarks.accuracy --suite sanet --seeds 3", "seed": 1,
+     "backend": "tensorflow", "cpu": "...", "cores": 2, "gpus": [], "versions": {...},
+     "started_utc": "...", "ended_utc": "...", "wall_seconds": 812.0,
+     "cut": ["early stopping after epoch 3 of 4"], "reused": false,
+     "run": {"commit": "5dc74bc...", "command": "python -m training.train ...", ...}}
+
+``cut`` names what cut the run (a time limit, early stopping, an interruption it resumed
+after). Records written before then have no ``"provenance"``; the table says "commit
+unknown" for them.
 """
 
 import argparse
@@ -16,9 +35,8 @@ import os
 import subprocess
 import sys
 
-from kerasattn import runs
+from kerasattn import provenance, runs
 from kerasattn.cli.parsing import ArgumentParser
-from kerasattn.cli.train import config_of
 from kerasattn.metrics import format_spread, mean_std
 
 
@@ -983,6 +1001,12 @@ def _seed_runs(name, cli, seeds):
             for s in range(seeds)]
 
 
+def _seed_of(cli):
+    """The training seed of a run's arguments (the last ``--seed``; training's default 0)."""
+    given = [int(cli[i + 1]) for i, a in enumerate(cli[:-1]) if a == "--seed"]
+    return given[-1] if given else 0
+
+
 def check_run_names(suites, seeds=10):
     """Every suite trains into one folder (``--output-dir``, ``runs/benchmarks``), a run
     by name (a row's, or its NAME-seedS): a name must mean one command in every suite,
@@ -1056,10 +1080,14 @@ def _row(runs_, name, record):
             f"| {max(r['measured'] for r in seeds)}{elsewhere}{fix} |")
 
 
-def _record(metrics_path, env):
+def _record(metrics_path, env, start=None, reused=False):
     """A seed's record from its run's ``metrics.json``, dated by when that run finished
-    (a reused run keeps its own date)."""
+    (a reused run keeps its own date), with its ``"provenance"``: this benchmark's
+    (``start``: :func:`kerasattn.provenance.started` before the seed was trained or
+    reused; default now), the run's own under ``"runs"``."""
     m = runs.read_json(metrics_path)
+    found = provenance.entry(start or provenance.started(),
+                             run_dir=os.path.dirname(metrics_path) or ".")
     learning = m.get("learning") or {}
     machine = env["machine"]
     versions = (f"TensorFlow {env['tensorflow']}, Keras {env['keras']}, "
@@ -1083,7 +1111,20 @@ def _record(metrics_path, env):
         # its configuration
         **({"cut": {k: limit[k] for k in ("epoch", "steps", "steps_per_epoch")}}
            if (limit := m.get("time_limit") or {}).get("reached") else {}),
+        "provenance": {**found, "reused": reused},
     }
+
+
+def _commits(records, label="Provenance of the runs"):
+    """The Markdown line naming the commit of each row's runs ("commit unknown" for the
+    records without provenance)."""
+    found = {}
+    for name, record in records.items():
+        seeds = _seeds_of(record)
+        for i, r in enumerate(seeds):
+            ran = (r.get("provenance") or {}).get("run")
+            found[name if len(seeds) == 1 else f"{name} (seed {i})"] = ran
+    return provenance.commits_line(found, label) if found else ""
 
 
 def _reusable(rows, args):
@@ -1093,6 +1134,8 @@ def _reusable(rows, args):
     stopped). Exits with one ``error:`` line, before anything is trained, when a
     finished run of another configuration is where a row's run goes: ``--reuse``
     keeps finished runs, it does not train over them."""
+    from kerasattn.cli.train import config_of
+
     reused = set()
     for name in args.only:
         for run_name, seed_cli in _seed_runs(name, rows[name][0], args.seeds):
@@ -1151,6 +1194,8 @@ def main(argv=None):
         _prepare(cli)
         seeds = []
         for run_name, seed_cli in _seed_runs(name, cli, args.seeds):
+            start = provenance.started(provenance.command_of("benchmarks.accuracy", argv),
+                                       _seed_of(seed_cli))
             run_dir = os.path.join(args.output_dir, run_name)
             # measured again, not left as it was: a finished run there (the training
             # command would keep one of the same configuration, even if the code changed)
@@ -1164,7 +1209,8 @@ def main(argv=None):
             else:
                 print("$", " ".join(cmd[1:]), flush=True)
                 subprocess.run(cmd, check=True)
-            seeds.append(_record(os.path.join(run_dir, runs.METRICS), env))
+            seeds.append(_record(os.path.join(run_dir, runs.METRICS), env, start,
+                                 reused=run_dir in reused))
         # read again: another benchmark process may have recorded other rows meanwhile
         records = runs.read_json(records_path) if os.path.exists(records_path) else {}
         records[name] = {"seeds": seeds}
@@ -1192,6 +1238,8 @@ def main(argv=None):
         "rate is flagged **did not learn**. Train time covers `model.fit` (all epochs, with "
         "validation) or the scikit-learn fit; other processes shared the 2 cores during some "
         "runs, so times are indicative.",
+        "",
+        _commits({n: records[n] for n in RUNS if n in records}),
         "",
         "| command | validation accuracy | test accuracy | n | threshold | passes (mean) "
         "| macro F1 | ROC-AUC | best epoch | train s | train examples/s | measured |",

@@ -8,7 +8,9 @@ on the texts shuffled with seed 0, 1, ... (``make_dataset``'s own shuffle), grou
 length. "bucketing's order" keeps the batches as ``bucket_by_sequence_length`` gives
 them, each bucket's partial batch at the end of the epoch (``shuffle_batches=False``, the
 pipeline before 2026-11-26); "shuffled" is the pipeline now. The figure is the validation
-accuracy after that epoch. Writes ``benchmarks/results/batch_order.{md,json}``.
+accuracy after that epoch. Writes ``benchmarks/results/batch_order.{md,json}``; the JSON's
+``"provenance"`` (:func:`kerasattn.provenance.entry`) says which commit, command, seed,
+device and versions measured it, when, and what cut it.
 """
 
 import argparse
@@ -60,11 +62,12 @@ def main(argv=None):
     if args.orders < 2:
         p.error("--orders must be at least 2 (a spread)")
 
-    from kerasattn import runs
+    from kerasattn import provenance, runs
     from kerasattn.data import datasets
     from kerasattn.data.preprocessing import TextPreprocessor
     from kerasattn.training import RunConfig
 
+    start = provenance.started(provenance.command_of("benchmarks.batch_order", argv), 0)
     config = RunConfig.create(args.model, args.dataset)
     if config.kind != "keras" or config.hierarchical:
         p.error(f"--model {args.model}: a flat Keras preset is needed")
@@ -82,6 +85,7 @@ def main(argv=None):
     command = (f"python -m benchmarks.batch_order --model {args.model} --dataset "
                f"{args.dataset} --orders {args.orders}")
     env = runs.environment()
+    found_by = provenance.entry(start)
     lines = [
         "# Training batches in bucketing's order or shuffled",
         "",
@@ -91,6 +95,8 @@ def main(argv=None):
         "(seed 0, 1, ...). \"bucketing's order\": each length bucket's partial batch comes at "
         "the end of the epoch (the pipeline before 2026-11-26); \"shuffled\": the batches "
         "are shuffled after grouping (the pipeline now).",
+        "",
+        provenance.describe(found_by),
         "",
         "| order of the texts | " + " | ".join(name for name, _ in ORDERS) + " |",
         "|---|" + "---|" * len(ORDERS),
@@ -106,8 +112,8 @@ def main(argv=None):
         fh.write("\n".join(lines))
     with open(os.path.join(args.results, "batch_order.json"), "w") as fh:
         json.dump({"command": command, "environment": env, "model": args.model,
-                   "dataset": args.dataset, "val_accuracy_after_one_epoch": found}, fh,
-                  indent=1)
+                   "dataset": args.dataset, "val_accuracy_after_one_epoch": found,
+                   "provenance": found_by}, fh, indent=1)
     print("\n".join(lines))
 
 

@@ -6,7 +6,9 @@ For each finished Keras run that trained all its epochs (no ``--early-stopping``
 replays ``--early-stopping P`` on its validation accuracy per epoch
 (:func:`kerasattn.metrics.early_stopping_replay`): the epochs it would have run
 and whether it would have kept the same best epoch (then its test accuracy is
-the same). Writes ``benchmarks/results/early_stopping.md``.
+the same). Writes ``benchmarks/results/early_stopping.md``, with one line naming the
+commit of each run (``kerasattn.provenance``: "commit unknown" for a run recorded before
+provenance) and the commit the replay ran at.
 """
 
 import argparse
@@ -14,7 +16,7 @@ import csv
 import datetime
 import os
 
-from kerasattn import runs
+from kerasattn import provenance, runs
 from kerasattn.cli.parsing import ArgumentParser
 from kerasattn.metrics import early_stopping_replay
 
@@ -36,6 +38,7 @@ def main(argv=None):
     if any(v < 1 for v in args.patience):
         p.error("--patience values must be >= 1")
     rows, totals = [], {q: [0, 0, 0] for q in args.patience}  # epochs, same, runs
+    commits = {}  # run -> its own provenance
     full_epochs = 0
     for run_dir in sorted(args.runs):
         if not os.path.exists(os.path.join(run_dir, runs.METRICS)):
@@ -46,6 +49,7 @@ def main(argv=None):
                 len(curve) != config["train"]["epochs"]:
             continue
         full_epochs += len(curve)
+        commits[f"`{os.path.basename(run_dir)}`"] = provenance.of_run(run_dir)
         cells = []
         for q in args.patience:
             r = early_stopping_replay(curve, q)
@@ -79,6 +83,10 @@ def main(argv=None):
         *rows,
         "",
         "In all: " + "; ".join(summary) + ".",
+        "",
+        provenance.commits_line(commits, "The runs' provenance")
+        + f" Replayed by `{provenance.command_of('benchmarks.early_stopping', argv)}` at "
+        f"{provenance.commit_text(provenance.code_version())}.",
         "",
     ]
     os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)

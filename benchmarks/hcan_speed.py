@@ -10,7 +10,9 @@ HCAN, repeatable) on the same fixed batches of real training documents (the pres
 preprocessing: 50 sentences × 50 words, batches of 32 bucketed by number of
 sentences), after warm-up, and reports the median over ``--repeats`` passes
 of milliseconds per training document for each model and their ratio. It
-prints the figures and writes ``benchmarks/results/hcan_speed.md``/``.json``.
+prints the figures and writes ``benchmarks/results/hcan_speed.md``/``.json`` (the JSON's
+``"provenance"``, :func:`kerasattn.provenance.entry`: the commit, command, seed, device,
+versions, UTC start and end and what cut the measurement).
 """
 
 import datetime
@@ -126,6 +128,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     import numpy as np
 
+    from kerasattn import provenance
+
+    start = provenance.started(provenance.command_of("benchmarks.hcan_speed", argv), 0)
+
     def log(msg):
         print(msg, flush=True)
 
@@ -167,7 +173,8 @@ def main(argv=None):
         sys.argv[1:] if argv is None else argv)
     result = {"date": datetime.date.today().isoformat(), "command": command.strip(),
               "machine": machine(), "dataset": args.dataset, "batches": len(xs),
-              "documents": docs, "padding": 1 - real / cells, "models": rows}
+              "documents": docs, "padding": 1 - real / cells, "models": rows,
+              "provenance": provenance.entry(start)}
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output + ".json", "w") as fh:
         json.dump(result, fh, indent=2)
@@ -175,7 +182,7 @@ def main(argv=None):
              f"Measured {result['date']} with `{result['command']}` on {result['machine']}.",
              f"{len(xs)} batches of real training documents ({docs} documents, padding "
              f"{result['padding']:.0%} of the cells), one warm-up pass, median of "
-             f"{args.repeats} passes.", "",
+             f"{args.repeats} passes.", "", provenance.describe(result["provenance"]), "",
              "| model | options | parameters | ms per training document | HAN ms / this ms "
              "| GFLOP per document | achieved GFLOP/s |",
              "|---|---|---|---|---|---|---|"]

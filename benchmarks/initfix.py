@@ -12,7 +12,8 @@ the same commands trained again on the fixed code
 (``python -m benchmarks.accuracy --suite defaults --only NAME --seeds 3 --results
 benchmarks/results/initfix_after.md``). Writes the Markdown table (``--output``,
 default ``benchmarks/results/initfix.md``) with both, mean ± sample standard deviation
-over the seeds, and the change of the means.
+over the seeds, and the change of the means, and one line naming the commits of the runs
+after (their records' ``"provenance"``; "commit unknown" where a record has none).
 """
 
 import argparse
@@ -152,7 +153,7 @@ def main(argv=None):
                                         "its default on validation)")
     p.add_argument("--output", default=os.path.join(RESULTS_DIR, "initfix.md"))
     args = p.parse_args(argv)
-    from benchmarks.accuracy import DEFAULTS, LEVERS
+    from benchmarks.accuracy import DEFAULTS, LEVERS, _commits
 
     before, after = runs.read_json(args.before), runs.read_json(args.after)
     commands = {name: " ".join(["python -m training.train", *cli])
@@ -173,6 +174,8 @@ def main(argv=None):
             "means.",
             "",
             *table(before, after, commands),
+            "",
+            _commits(after, "Provenance of the runs after the fix"),
             ""]
     if args.candidates:
         text += ["## Default recipes chosen again", "",

@@ -10,7 +10,8 @@ the trace back (the XPlane protocol buffer the profiler writes) and adds up
 the time of every TensorFlow op by the layer that made it (its name scope;
 the gradient of a layer's ops counts as that layer's backward time) and by
 op type. Ops of the two executor threads may overlap, so shares are of the
-summed op time, not of the wall time. Writes ``benchmarks/results/layer_profile.md``.
+summed op time, not of the wall time. Writes ``benchmarks/results/layer_profile.md``,
+with one line naming the commit, the device and when it ran (``kerasattn.provenance``).
 """
 
 import collections
@@ -101,12 +102,18 @@ def profile(name, length, batch, steps, logdir):
             "by_type": by_type, "total_ps": total, "trace": trace}
 
 
-def report(results, command, top):
+def report(results, command, top, found_by=None):
+    """The Markdown report; ``found_by``: the run's provenance (a line naming the commit
+    and the device)."""
+    from kerasattn import provenance
+
     lines = ["# Where a training step spends its time", "",
              f"Measured {datetime.date.today()} with `{command}` (TensorFlow's profiler on the "
              "CPU; `benchmarks/layer_profile.py`). Shares are of the summed op time of the "
              "profiled steps (the two executor threads overlap); a layer's backward row is the "
              "gradient of its ops.", ""]
+    if found_by:
+        lines += [provenance.describe(found_by), ""]
     for r in results:
         total = r["total_ps"] or 1
         lines += [f"## {r['model']}: batch {' x '.join(map(str, r['shape']))}, "
@@ -132,11 +139,14 @@ def main(argv=None):
     p.add_argument("--logdir", default=os.path.join("runs", "profile"))
     p.add_argument("--output", default=os.path.join(RESULTS, "layer_profile.md"))
     args = p.parse_args(argv)
-    results = [profile(m, args.length, args.batch, args.steps, args.logdir)
-               for m in args.models]
+    from kerasattn import provenance
+
     command = "python -m benchmarks.layer_profile " + shlex.join(
         sys.argv[1:] if argv is None else argv)
-    text = report(results, command.strip(), args.top)
+    start = provenance.started(command.strip(), 0)
+    results = [profile(m, args.length, args.batch, args.steps, args.logdir)
+               for m in args.models]
+    text = report(results, command.strip(), args.top, provenance.entry(start))
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w") as fh:
         fh.write(text + "\n")

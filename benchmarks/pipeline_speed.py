@@ -5,7 +5,8 @@
 Measures, on the training split: the first pass (normalise, tokenise, look up,
 bucket, pad: what epoch 1 pays), cached passes (every later epoch), the
 hierarchical variant, and the padding wasted with and without bucketing.
-Prints the figures and writes ``benchmarks/results/pipeline_speed.md``.
+Prints the figures and writes ``benchmarks/results/pipeline_speed.md``, with one line
+naming the commit, the device and when it ran (``kerasattn.provenance``).
 """
 
 import datetime
@@ -38,11 +39,12 @@ def main(argv=None):
                                                      "pipeline_speed.md"))
     args = p.parse_args(argv)
 
-    from kerasattn import runs
+    from kerasattn import provenance, runs
     from kerasattn.data import datasets
     from kerasattn.data.pipeline import make_dataset
     from kerasattn.data.preprocessing import TextPreprocessor
 
+    start = provenance.started(provenance.command_of("benchmarks.pipeline_speed", argv), 0)
     ds = datasets.load(args.dataset)
     texts, labels = ds.train.texts, ds.train.labels
     t0 = time.perf_counter()
@@ -83,6 +85,8 @@ def main(argv=None):
         "(non-padding) ids delivered per second; padding is the share of padded cells, "
         "waste the padded tokens over the real ones (goal for the bucketed flat pipeline: "
         "<= 10%). Buckets are 2^(1/4) apart (`kerasattn.data.pipeline.bucket_boundaries`).",
+        "",
+        provenance.describe(provenance.entry(start)),
         "",
         "| pass | texts/s | tokens/s | padding (of cells) | waste (padded / real) |",
         "|---|---|---|---|---|",

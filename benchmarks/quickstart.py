@@ -6,7 +6,9 @@ Fits ``kerasattn.TextClassifier.from_preset(PRESET)`` on the training texts with
 the dev split for validation, once per seed (``keras.utils.set_random_seed``),
 and writes the test accuracy of each seed and their mean ± standard deviation
 to ``benchmarks/results/quickstart.md`` (and ``.json``). Needs the datasets
-(KERASATTN_DATA_DIR).
+(KERASATTN_DATA_DIR). Each seed's entry in the JSON and the file as a whole carry
+``"provenance"`` (:func:`kerasattn.provenance.entry`: commit, command, seed, device,
+versions, UTC start and end, what cut the run).
 """
 
 import argparse
@@ -39,7 +41,7 @@ def measure(preset, dataset, epochs, seed):
 
 
 def main(argv=None):
-    from kerasattn import runs
+    from kerasattn import provenance, runs
     from kerasattn.metrics import mean_std
 
     p = ArgumentParser(prog="python -m benchmarks.quickstart", description=__doc__,
@@ -50,16 +52,21 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--results", default=os.path.join(RESULTS_DIR, "quickstart.md"))
     args = p.parse_args(argv)
+    invoked = provenance.command_of("benchmarks.quickstart", argv)
+    whole = provenance.started(invoked)
     rows = []
     for seed in range(args.seeds):
+        start = provenance.started(invoked, seed)
         accuracy, seconds = measure(args.preset, args.dataset, args.epochs, seed)
-        rows.append({"seed": seed, "test_accuracy": accuracy, "fit_seconds": round(seconds, 1)})
+        rows.append({"seed": seed, "test_accuracy": accuracy, "fit_seconds": round(seconds, 1),
+                     "provenance": provenance.entry(start)})
         print(f"seed {seed}: test accuracy {accuracy:.4f} ({seconds:.0f} s)", flush=True)
     mean, std = mean_std([r["test_accuracy"] for r in rows])
     summary = {"preset": args.preset, "dataset": args.dataset, "epochs": args.epochs,
                "mean": mean, "std": std,
                "runs": rows, "machine": runs.environment()["machine"],
-               "measured": str(datetime.date.today())}
+               "measured": str(datetime.date.today()),
+               "provenance": provenance.entry(whole)}
     command = (f"python -m benchmarks.quickstart --seeds {args.seeds} --preset {args.preset} "
                f"--dataset {args.dataset} --epochs {args.epochs}")
     text = [
@@ -69,6 +76,8 @@ def main(argv=None):
         f"`TextClassifier.from_preset({args.preset!r})` fitted on the {args.dataset} training "
         f"texts for {args.epochs} epochs (its recipe's defaults otherwise), dev split for "
         "validation, official test split.",
+        "",
+        provenance.describe(summary["provenance"]),
         "",
         f"**Test accuracy {summary['mean']:.4f} ± {summary['std']:.4f}** (mean ± standard "
         f"deviation over {len(rows)} seeds).",

@@ -14,7 +14,9 @@ signature on raw test texts, as TF Serving would:
 - batch throughput: ``--batches`` calls of 256 texts each (after one warm-up
   call), texts per second (the median batch).
 
-Prints the table and writes ``benchmarks/results/serving_speed.md``/``.json``.
+Prints the table and writes ``benchmarks/results/serving_speed.md``/``.json`` (the JSON's
+``"provenance"``, :func:`kerasattn.provenance.entry`: the commit, command, seed, device,
+versions, UTC start and end and what cut the measurement).
 """
 
 import argparse
@@ -97,9 +99,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.requests < 1 or args.batches < 1:
         p.error("--requests and --batches must be >= 1")
-    from kerasattn import runs
+    from kerasattn import provenance, runs
     from kerasattn.data import datasets
 
+    start = provenance.started(provenance.command_of("benchmarks.serving_speed", argv), 0)
     ds = datasets.load(args.dataset)
     train, test = ds.train.texts[:args.train_texts], list(ds.test.texts)
     rows = {}
@@ -116,7 +119,8 @@ def main(argv=None):
         shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     record = {"command": command, "dataset": args.dataset, "machine": env["machine"],
               "versions": f"TensorFlow {env['tensorflow']}, Keras {env['keras']}",
-              "measured": str(datetime.date.today()), "rows": rows}
+              "measured": str(datetime.date.today()), "rows": rows,
+              "provenance": provenance.entry(start)}
     os.makedirs(args.results_dir, exist_ok=True)
     runs.write_json(os.path.join(args.results_dir, "serving_speed.json"), record)
     lines = [
@@ -127,6 +131,8 @@ def main(argv=None):
         f"{len(train):,} {args.dataset} training texts, exported and called through its "
         f"`serving_default` signature on raw {args.dataset} test texts (preprocessing in "
         f"the graph included).",
+        "",
+        provenance.describe(record["provenance"]),
         "",
         f"| family | preset | parameters | p50 ms (1 text) | p99 ms (1 text) "
         f"| texts/s (batches of {BATCH}) |",

@@ -28,7 +28,9 @@ Parts:
           (base) on 8 texts of 64 ... 4,096 tokens: quadratic attention.
 
 keras-hub is a benchmark-only dependency: ``pip install -r requirements-benchmarks.txt``.
-Results: ``benchmarks/results/speed.md`` / ``.json`` and ``speed_memory.png``.
+Results: ``benchmarks/results/speed.md`` / ``.json`` and ``speed_memory.png``; the JSON's
+``"provenance"`` (:func:`kerasattn.provenance.entry`) gives the commit, command, seed,
+device, versions, UTC start and end and what cut the run.
 """
 
 import argparse
@@ -302,6 +304,10 @@ def write_report(result, path):
              "padding), each measurement in a fresh process: two warm-up calls, then the median "
              f"of {result['repeats']} rounds of {result['steps']} calls. Peak memory is the "
              "process's maximum resident set above its size before the model was built.", ""]
+    if result.get("provenance"):
+        from kerasattn import provenance
+
+        lines += [provenance.describe(result["provenance"]), ""]
     if rows:
         lines += ["## Throughput per family", "",
                   "| model | tokens (shape) | jit | params | train docs/s | train ms/doc "
@@ -378,8 +384,9 @@ def main(argv=None):
     if args.worker:
         _worker(json.loads(args.worker))
         return 0
-    from kerasattn import models
+    from kerasattn import models, provenance
 
+    start = provenance.started(provenance.command_of("benchmarks.speed", argv), 0)
     for m in args.models:
         if m not in PEERS and m not in models.names("keras"):
             p.error(f"unknown model {m!r}")
@@ -414,6 +421,7 @@ def main(argv=None):
             result["memory"].append(run_in_process(
                 {"name": "sanet-base", "length": length, "jit": False, "batch": MEMORY_BATCH,
                  "infer": False, "steps": 1, "repeats": 3}, log))
+    result["provenance"] = provenance.entry(start)
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(os.path.splitext(args.output)[0] + ".json", "w") as fh:
         json.dump(result, fh, indent=2)

@@ -10,8 +10,10 @@ its own, for the first tenth of the rows and for all of them: the streamed
 vocabulary (:meth:`TextPreprocessor.adapt` on the ``tf.data`` rows), then one
 pass of the streamed training pipeline (shuffle buffer of 100,000 rows,
 tokenise, look up, bucket, pad). Prints rows/s per phase and peak RSS, and
-writes ``benchmarks/results/streaming.{md,json}``. The goal: peak RSS under
-2 GiB at 3.6 million rows, and not growing with the rows.
+writes ``benchmarks/results/streaming.{md,json}`` (the JSON's ``"provenance"``,
+:func:`kerasattn.provenance.entry`: commit, command, seed, device, versions, UTC start
+and end, what cut the run). The goal: peak RSS under 2 GiB at 3.6 million rows, and not
+growing with the rows.
 """
 
 import argparse
@@ -99,6 +101,10 @@ def main(argv=None):
         print("RESULT " + json.dumps(measure(args.dir, args.measure)), flush=True)
         return 0
 
+    from kerasattn import provenance
+
+    # the synthetic data's seed (0; its test file 1)
+    start = provenance.started(provenance.command_of("benchmarks.streaming", argv), 0)
     folder = os.path.join(args.dir, "amazon_polarity")
     os.makedirs(folder, exist_ok=True)
     train = os.path.join(folder, "train.csv")
@@ -120,7 +126,7 @@ def main(argv=None):
     record = {"measured": datetime.date.today().isoformat(),
               "command": "python -m benchmarks.streaming " + " ".join(argv or sys.argv[1:]),
               "environment": runs.environment(), "file_bytes": os.path.getsize(train),
-              "results": results}
+              "results": results, "provenance": provenance.entry(start)}
     os.makedirs(RESULTS, exist_ok=True)
     with open(os.path.join(RESULTS, "streaming.json"), "w") as fh:
         json.dump(record, fh, indent=2)
@@ -131,6 +137,8 @@ def main(argv=None):
         f"{record['measured']}; synthetic amazon_polarity-shaped CSV, "
         f"{record['file_bytes'] / 2**30:.2f} GiB. Each row count in a fresh process; "
         "peak RSS is the process's maximum resident set (TensorFlow itself included).",
+        "",
+        provenance.describe(record["provenance"]),
         "",
         "| rows | vocabulary rows/s | pipeline rows/s | padding waste | peak RSS (GiB) |",
         "|---|---|---|---|---|",

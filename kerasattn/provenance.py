@@ -14,9 +14,19 @@ Every run's ``config.json`` holds ``"provenance"`` from :func:`started` and its
 uncommitted changes; an installed copy with no checkout records ``commit: null`` (the
 ``kerasattn`` version says which release). A record is "after" a change only when its
 commit descends from that change's commit.
+
+Benchmarks and experiments (``benchmarks/*.py``, :mod:`kerasattn.experiments`) give
+every entry they write the same record, ``"provenance"``, of the process that measured
+it (:func:`started` before the measurement, :func:`entry` after). An entry measured from
+a trained run adds ``"run"``, that run's own record (:func:`of_run`; ``"runs"``, one per
+seed, for an entry of several seeds' runs); a run recorded before provenance existed
+gives ``commit: null`` and ``commit_unknown`` (never a guessed commit). A Markdown table
+beside the JSON names the commit and the device in one line (:func:`describe`;
+:func:`commits_line` for entries of several runs).
 """
 
 import datetime
+import json
 import os
 import platform
 import shlex
@@ -133,3 +143,118 @@ def cut_of(metrics, epochs=None):
     if metrics.get("resumed_after_epoch"):
         cut.append(f"interrupted, resumed after epoch {metrics['resumed_after_epoch']}")
     return cut
+
+
+# what a record that cannot prove its commit says (``commit_unknown``)
+COMMIT_UNKNOWN = "commit unknown"
+
+
+def command_of(prog, argv=None):
+    """``python -m PROG ARGS``: a benchmark's command line, its arguments ``argv`` (default
+    this process's), quoted as a shell would need them."""
+    return shlex.join(["python", "-m", prog,
+                       *(sys.argv[1:] if argv is None else [str(a) for a in argv])])
+
+
+def unknown(reason, **known):
+    """The record of something made before provenance was recorded: ``commit`` and
+    ``dirty`` null and ``commit_unknown`` saying why (``"commit unknown: REASON"``), with
+    the fields that can still be read elsewhere (``known``)."""
+    return {"commit": None, "dirty": None, "commit_unknown": f"{COMMIT_UNKNOWN}: {reason}",
+            **known}
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def of_run(run_dir):
+    """A finished run's own record: ``metrics.json``'s ``"provenance"``; for a run that
+    predates it, :func:`unknown` with what its files still prove (the command and seed
+    from ``config.json``, ``cut`` from ``metrics.json``'s fields)."""
+    metrics = _read(os.path.join(run_dir, "metrics.json")) or {}
+    if isinstance(metrics.get("provenance"), dict):
+        return metrics["provenance"]
+    config = _read(os.path.join(run_dir, "config.json")) or {}
+    epochs = (config.get("train") or {}).get("epochs") if config.get("kind") != "classical" \
+        else None
+    known = {k: config[k] for k in ("command", "seed") if k in config}
+    return unknown("the run's metrics.json predates provenance", **known,
+                   cut=cut_of(metrics, epochs))
+
+
+def entry(start, cut=None, run_dir=None, run_dirs=None):
+    """The ``"provenance"`` of a benchmark's or an experiment's entry: :func:`finished`
+    on ``start`` (from :func:`started` before the measurement) with ``cut``. An entry
+    measured from one trained run (``run_dir``) adds ``"run"``, that run's own record
+    (:func:`of_run`); an entry of several seeds' runs (``run_dirs``) adds ``"runs"``, one
+    each. What cut a run joins ``cut`` (prefixed by the run's folder when there are
+    several)."""
+    found = [of_run(d) for d in ([run_dir] if run_dir else run_dirs or [])]
+    cut = list(cut or [])
+    for d, run in zip([run_dir] if run_dir else run_dirs or [], found):
+        cut += [c if run_dir else f"{os.path.basename(os.path.normpath(d))}: {c}"
+                for c in run.get("cut") or []]
+    record = finished(start, cut)
+    if run_dir:
+        record["run"] = found[0]
+    elif run_dirs is not None:
+        record["runs"] = found
+    return record
+
+
+def commit_label(record):
+    """``abc1234`` (short), ``abc1234 + uncommitted changes``, ``no checkout, kerasattn
+    0.1.0`` (an installed copy) or ``commit unknown``."""
+    record = record or {}
+    commit = record.get("commit")
+    if not commit:
+        # run from an installed copy (no checkout): the release says which code it was
+        return (f"no checkout, kerasattn {record['kerasattn']}"
+                if record.get("kerasattn") and "commit_unknown" not in record
+                else COMMIT_UNKNOWN)
+    return commit[:7] + (" + uncommitted changes" if record.get("dirty") else "")
+
+
+def device_label(record):
+    """``Intel(R) Xeon(R) ..., 2 cores, no GPU (Keras backend tensorflow)``, or what of it
+    ``record`` holds."""
+    record = record or {}
+    if not record.get("cpu") and not record.get("gpus"):
+        return "device unknown"
+    gpus = record.get("gpus") or []
+    return (f"{record.get('cpu') or 'CPU unknown'}, {record.get('cores') or '?'} cores, "
+            + (", ".join(gpus) if gpus else "no GPU")
+            + (f" (Keras backend {record['backend']})" if record.get("backend") else ""))
+
+
+def commit_text(record):
+    """:func:`commit_label` for Markdown: ``commit `abc1234``` (a code span), or as is."""
+    label = commit_label(record)
+    return f"commit `{label}`" if (record or {}).get("commit") else label
+
+
+def describe(record, label="Provenance"):
+    """One Markdown line naming the commit (:func:`commit_label`) and the device of
+    ``record``, and when it ran (``LABEL: commit `abc1234`; CPU, 2 cores, no GPU ...``)."""
+    record = record or {}
+    return (f"{label}: {commit_text(record)}; {device_label(record)}"
+            + (f"; {record['started_utc']} to {record['ended_utc']} "
+               f"({record['wall_seconds']:g} s)" if record.get("ended_utc") else "")
+            + ".")
+
+
+def commits_line(records, label="Provenance"):
+    """One Markdown line naming the commits of several entries (``records``: name ->
+    record, None for an entry without one), each with the entries it holds."""
+    by = {}
+    for name, record in records.items():
+        by.setdefault(commit_text(record), []).append(str(name))
+    if len(by) == 1:
+        return f"{label}: {next(iter(by))} (every entry)."
+    return f"{label} (commit: entries): " + "; ".join(
+        f"{label}: {', '.join(names)}" for label, names in sorted(by.items())) + "."

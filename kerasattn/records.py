@@ -71,13 +71,17 @@ def descends(commit, ancestor, repo=None):
 
 
 def commit_of(seed):
-    """The commit a seed's record names (its run's provenance, else the benchmark's), or
-    None: "commit unknown"."""
+    """The commit of the code that measured a seed: its trained run's (``provenance.run``,
+    or the one commit of all ``provenance.runs``), else the entry's own; None: "commit
+    unknown" (a run recorded before provenance never borrows the benchmark's commit)."""
     provenance = seed.get("provenance") or {}
-    for part in (provenance.get("run"), provenance, provenance.get("benchmark")):
-        if isinstance(part, dict) and part.get("commit"):
-            return part["commit"]
-    return None
+    if isinstance(provenance.get("run"), dict):  # measured from a trained run: its code
+        return provenance["run"].get("commit")
+    if isinstance(provenance.get("runs"), list):  # from several: one commit, or unknown
+        commits = {r.get("commit") if isinstance(r, dict) else None
+                   for r in provenance["runs"]}
+        return commits.pop() if len(commits) == 1 else None
+    return provenance.get("commit")
 
 
 def relation(seed, change, repo=None):
@@ -162,3 +166,91 @@ def spread(values, decimals=3, std_decimals=None):
     std_decimals = decimals if std_decimals is None else std_decimals
     return (f"{statistics.mean(values):.{decimals}f} ± "
             f"{statistics.stdev(values):.{std_decimals}f}")
+
+
+# --- tables of records, with their marks -------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """A change of the code that records are marked against: cells of the records it
+    ``applies`` to (a function of the record's name and its seeds) measured before commit
+    ``commit`` get ``mark``."""
+
+    commit: str
+    mark: str
+    meaning: str
+    applies: object = None  # callable(name, seeds) -> bool; None: every record
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One row of a table: its label (the preset and its recipe) and, per column, the
+    record behind the cell: ``(results file stem, record name)``."""
+
+    label: str
+    cells: dict
+
+
+GPU_MARK, PORTABLE_MARK, CUT_MARK, UNKNOWN_MARK = "g", "p", "t", "?"
+
+
+def seeds_of(data, name):
+    """A record's per-seed entries, each with ``accuracy`` (its test accuracy) added."""
+    entry = data[name]
+    seeds = entry["seeds"] if "seeds" in entry else [entry]
+    return [{**s, "accuracy": s["test"]["accuracy"]} for s in seeds]
+
+
+def cell_marks(name, seeds, changes, repo=None):
+    """The marks of one cell: ``g`` fitted on a GPU, ``p`` by ``training.portable`` on the
+    CPU, ``t`` cut by a time limit, ``n=N`` over N seeds rather than three, and each change's mark where the cell was measured
+    before it (``?`` after it when its record cannot prove it: "commit unknown")."""
+    marks = []
+    machines = {str(s.get("machine", "")) for s in seeds}
+    if any(m.startswith("gpu:") for m in machines):
+        marks.append(GPU_MARK)
+    elif any(s.get("fitted_by") == "training.portable" for s in seeds):
+        marks.append(PORTABLE_MARK)
+    if any(s.get("cut") for s in seeds):
+        marks.append(CUT_MARK)
+    if len(seeds) != 3:
+        marks.append(f"n={len(seeds)}")
+    unknown = False
+    for change in changes:
+        if change.applies is not None and not change.applies(name, seeds):
+            continue
+        found = row_relation(seeds, change.commit, repo)
+        if found == BEFORE:
+            marks.append(change.mark)
+        elif found == UNKNOWN:
+            unknown = True
+    if unknown:
+        marks.append(UNKNOWN_MARK)
+    return marks
+
+
+def render_cell(seeds, marks, decimals=3):
+    figure = spread([s["accuracy"] for s in seeds], decimals)
+    return figure + (f" <sup>{', '.join(marks)}</sup>" if marks else "")
+
+
+def render_table(rows, columns, load, changes=(), repo=None):
+    """A Markdown table (a list of lines): ``model`` and one column per name of
+    ``columns``, each cell the mean ± sample std of its record's test accuracies with its
+    marks, and the results files it comes from. ``load(stem)`` gives a results file's
+    JSON."""
+    lines = ["| model | " + " | ".join(columns) + " | from (`benchmarks/results/`) |",
+             "|---" * (len(columns) + 2) + "|"]
+    for row in rows:
+        cells = []
+        for column in columns:
+            if column not in row.cells:
+                cells.append("–")
+                continue
+            stem, name = row.cells[column]
+            seeds = seeds_of(load(stem), name)
+            cells.append(render_cell(seeds, cell_marks(name, seeds, changes, repo)))
+        stems = sorted({stem for stem, _ in row.cells.values()})
+        lines.append(f"| {row.label} | " + " | ".join(cells) + " | "
+                     + ", ".join(f"`{s}.md`" for s in stems) + " |")
+    return lines

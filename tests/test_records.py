@@ -51,10 +51,16 @@ def test_a_record_is_after_a_change_only_when_its_commit_descends_from_it(histor
 def test_the_commit_is_read_from_the_runs_or_the_benchmarks_provenance(history):
     repo, c = history
     nested = {"measured": "2026-12-02",
-              "provenance": {"run": {"commit": c["C"]}, "benchmark": {"commit": c["A"]}}}
+              "provenance": {"commit": c["A"], "run": {"commit": c["C"]}}}
     assert records.relation(nested, c["X"], repo) == "after"
-    only_benchmark = {"provenance": {"run": {"commit": None}, "benchmark": {"commit": c["A"]}}}
-    assert records.relation(only_benchmark, c["X"], repo) == "before"
+    # an old run recorded by a new benchmark: the benchmark's commit proves nothing of it
+    old_run = {"measured": "2026-12-02",
+               "provenance": {"commit": c["C"], "run": {"commit": None}}}
+    assert records.relation(old_run, c["X"], repo) == "unknown"
+    several = {"provenance": {"commit": c["A"], "runs": [{"commit": c["C"]}] * 2}}
+    assert records.relation(several, c["X"], repo) == "after"
+    mixed = {"provenance": {"commit": c["C"], "runs": [{"commit": c["C"]}, {"commit": None}]}}
+    assert records.relation(mixed, c["X"], repo) == "unknown"
 
 
 def test_a_record_without_a_commit_is_before_only_when_dated_before_the_change(history):

@@ -1,12 +1,18 @@
 """Is the attention an explanation? The faithfulness of a run's explanations
 on a seeded sample of its test split, for ``kerasattn evaluate --faithfulness``
 (:func:`measure_faithfulness`) and for the experiment comparing the families
-(``kerasattn reproduce --experiment faithfulness``: :func:`faithfulness`)."""
+(``kerasattn reproduce --experiment faithfulness``: :func:`faithfulness`).
+
+The experiment's JSON carries ``"provenance"`` (:func:`kerasattn.provenance.entry`) for
+its last invocation as a whole and for each run's record: the commit, command, seed (the
+sample's), device, versions, UTC start and end, wall seconds and cut of the measurement,
+and the trained run's own record under ``"run"``."""
 
 import datetime
 import os
 import time
 
+from kerasattn import provenance
 from kerasattn.experiments import common
 from kerasattn.experiments.common import ExperimentError, _write
 
@@ -484,6 +490,10 @@ def write_faithfulness(data, path):
               f"{data['wall_seconds'] / 60:.1f} min of wall time "
               f"({data['train_wall_seconds'] / 60:.1f} min training or finding the runs, "
               f"{data['measure_wall_seconds'] / 60:.1f} min measuring)."]
+    lines += ["", provenance.commits_line({k: records[k].get("provenance") for k in keys})]
+    if data.get("provenance"):
+        lines += ["", provenance.describe(data["provenance"],
+                                          "Provenance of the last invocation")]
     return _write(path, lines)
 
 
@@ -494,6 +504,7 @@ def faithfulness(run_dirs, output_dir, results_dir, data_dir=None, limit=None, d
     from kerasattn import runs
 
     started = time.perf_counter()
+    whole = provenance.started(seed=seed)
     given = bool(run_dirs)
     if limit is not None:
         raise ExperimentError("faithfulness measures a seeded sample: give --sample N, "
@@ -546,9 +557,11 @@ def faithfulness(run_dirs, output_dir, results_dir, data_dir=None, limit=None, d
     for run_dir in run_dirs:
         print(f"faithfulness of {run_dir} on {sample} test texts:", flush=True)
         start = time.perf_counter()
+        measuring = provenance.started(seed=seed)
         record = faithfulness_of_run(run_dir, sample, seed, ig_steps, data_dir, random_draws,
                                      permutations)
         record["measure_seconds"] = round(time.perf_counter() - start, 1)
+        record["provenance"] = provenance.entry(measuring, run_dir=run_dir)
         key = record["family"] + (f" (seed {record['train_seed']})" if seeds > 1 or
                                   record["train_seed"] else "")
         if key in data["records"] and data["records"][key]["model"] != record["model"]:
@@ -559,6 +572,6 @@ def faithfulness(run_dirs, output_dir, results_dir, data_dir=None, limit=None, d
     data.update(command=" ".join(command), wall_seconds=round(finished - started, 1),
                 train_wall_seconds=round(trained - started, 1),
                 measure_wall_seconds=round(finished - trained, 1),
-                machine=runs.environment()["machine"])
+                machine=runs.environment()["machine"], provenance=provenance.entry(whole))
     runs.write_json(json_path, data)
     return write_faithfulness(data, stem + ".md")

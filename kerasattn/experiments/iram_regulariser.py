@@ -1,9 +1,13 @@
 """IRAM §4.3: the attention regulariser and the overlap of the steps' attention
-(``kerasattn reproduce --experiment iram-regulariser``)."""
+(``kerasattn reproduce --experiment iram-regulariser``). Each γ's record carries
+``"provenance"`` (:func:`kerasattn.provenance.entry`: the measurement's commit, command,
+device, versions, times and cut, and each seed's trained run's own record under
+``"runs"``)."""
 
 import datetime
 import os
 
+from kerasattn import provenance
 from kerasattn.experiments import common
 from kerasattn.experiments.common import (ExperimentError, _acc, _epochs, _progress, _records,
                                           _run_and_texts, over_seeds)
@@ -72,6 +76,8 @@ def write_iram_regulariser(records, path):
         lines += ["", f"Overlap without the regulariser {base:.3f}; with it " +
                   "; ".join(verdicts) + f". {on[0]['documents']:,} test texts, measured "
                   f"{rows[-1]['measured']}."]
+    lines += ["", provenance.commits_line({f"γ = {r['gamma']:g}": r.get("provenance")
+                                           for r in rows})]
     text = "\n".join(lines) + "\n"
     os.makedirs(os.path.dirname(path), exist_ok=True)
     from kerasattn import ownership
@@ -96,6 +102,7 @@ def iram_regulariser(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
                   for g in IRAM_GAMMAS]
     json_path, records = _records(results_dir, "iram_regulariser.json")
     for group in groups:
+        start = provenance.started()
         per_seed = []
         for run_dir in group:
             config, stats = step_statistics_of_run(run_dir, data_dir=data_dir, limit=limit)
@@ -112,6 +119,7 @@ def iram_regulariser(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
         records[f"{config['model']} {config['dataset']} gamma={gamma:g}"] = {
             "gamma": gamma, "model": config["model"], "dataset": config["dataset"], **record,
             "test_accuracy": record["accuracy"], "measured": str(datetime.date.today()),
+            "provenance": provenance.entry(start, run_dirs=group),
         }
         runs.write_json(json_path, records)
         print(f"γ = {gamma:g}: test accuracy {_acc(record)}, overlap "

@@ -1,10 +1,13 @@
 """SANet §5.3, Table 2: the Gini coefficient and band diagonality of ``sanet-base``'s
 attention matrices on our sentiment and topic datasets, beside the paper's
-(``kerasattn reproduce --experiment sanet-table2``)."""
+(``kerasattn reproduce --experiment sanet-table2``). Each dataset's record carries
+``"provenance"`` (:func:`kerasattn.provenance.entry`: the measurement's commit, command,
+device, versions, times and cut, and the trained run's own record under ``"run"``)."""
 
 import datetime
 import os
 
+from kerasattn import provenance
 from kerasattn.experiments import common
 from kerasattn.experiments.common import ExperimentError, _progress, _records, _run_and_texts
 
@@ -120,6 +123,8 @@ def write_table2(records, path):
             f"{records[d]['documents']:,} documents, measured {records[d]['measured']})"
             for d in ours),
         "",
+        provenance.commits_line({d: records[d].get("provenance") for d in ours}),
+        "",
     ]
     if mean["sentiment"] and mean["topic"]:
         s, t = (sum(v) / len(v) for v in (mean["sentiment"], mean["topic"]))
@@ -148,6 +153,7 @@ def sanet_table2(run_dirs, output_dir, results_dir, data_dir=None, limit=None, d
         run_dirs = [_train(d, output_dir) for d in SANET_TABLE2_TRAINING]
     json_path, records = _records(results_dir, "sanet_table2.json")
     for run_dir in run_dirs:
+        start = provenance.started()
         config, stats = table2_statistics(run_dir, data_dir=data_dir, limit=limit)
         first = next(iter(stats.values()))
         metrics = runs.read_json(os.path.join(run_dir, runs.METRICS))
@@ -161,6 +167,7 @@ def sanet_table2(run_dirs, output_dir, results_dir, data_dir=None, limit=None, d
             "documents": first["documents"], "layers": stats,
             "test_accuracy": metrics["test"]["accuracy"], "command": config["command"],
             "measured": str(datetime.date.today()),
+            "provenance": provenance.entry(start, run_dir=run_dir),
         }
         runs.write_json(json_path, records)
         print(f"{config['dataset']}: Gini {_fmt(first['gini'])}, diagonality b=3 "

@@ -1,11 +1,15 @@
 """The Transformer paper's experiments: the layers × heads grid of its Tables 2–3 and
 Figure 10 (``kerasattn reproduce --experiment transformer-grid``) and the baselines of
 its Table 1 and Figures 8–9 beside the grid's best configuration
-(``--experiment transformer-baselines``)."""
+(``--experiment transformer-baselines``). Each configuration's record carries
+``"provenance"`` (:func:`kerasattn.provenance.entry`: the commit, command, device,
+versions, times and cut of the process that trained or found its runs and measured them,
+and each seed's run's own record under ``"runs"``)."""
 
 import datetime
 import os
 
+from kerasattn import provenance
 from kerasattn.experiments import common
 from kerasattn.experiments.common import (ExperimentError, _acc, _epochs, _seeds_note, _write,
                                           over_seeds)
@@ -89,10 +93,12 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
     dataset = dataset or "imdb"
     records = {}
     for layers, heads in TRANSFORMER_GRID:
+        start = provenance.started()
         dirs = common._train_seeds(_transformer_cli(dataset, layers, heads),
                                    f"transformer-{dataset}-l{layers}-h{heads}", output_dir, seeds)
         records[f"{layers}x{heads}"] = {"layers": layers, "heads": heads,
-                                        **over_seeds([_test_record(d) for d in dirs])}
+                                        **over_seeds([_test_record(d) for d in dirs]),
+                                        "provenance": provenance.entry(start, run_dirs=dirs)}
     os.makedirs(results_dir, exist_ok=True)
     stem = os.path.join(results_dir, f"transformer_grid_{dataset}")
     runs.write_json(stem + ".json", records)
@@ -132,7 +138,8 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
               "", "Commands: " + "; ".join(f"`{c}`" for r in records.values()
                                            for c in r["commands"]),
               "", f"ROC curves of all twelve: `transformer_grid_{dataset}_roc.png`."
-              if binary else ""]
+              if binary else "",
+              "", provenance.commits_line({k: r.get("provenance") for k, r in records.items()})]
     return _write(stem + ".md", lines)
 
 
@@ -150,15 +157,19 @@ def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limi
     best = max(runs.read_json(grid_path).values(), key=lambda r: r["val_accuracy"])
     records = {}
     for name in BASELINE_MODELS:
+        start = provenance.started()
         dirs = common._train_seeds(_baseline_cli(dataset, name), f"{name}-{dataset}-table1",
                                    output_dir, seeds)
-        records[name] = over_seeds([_test_record(d) for d in dirs])
+        records[name] = {**over_seeds([_test_record(d) for d in dirs]),
+                         "provenance": provenance.entry(start, run_dirs=dirs)}
     best_dirs = best.get("run_dirs") or [best["run_dir"]]
     if len(best_dirs) != seeds:
         raise ExperimentError(f"{grid_path} holds {len(best_dirs)} seed(s) of each configuration; "
                               f"run the grid with --seeds {seeds} first")
+    start = provenance.started()
     records["transformer"] = {**over_seeds([_test_record(d) for d in best_dirs]),
-                              "note": f"{best['layers']} layer(s) x {best['heads']} head(s)"}
+                              "note": f"{best['layers']} layer(s) x {best['heads']} head(s)",
+                              "provenance": provenance.entry(start, run_dirs=best_dirs)}
     os.makedirs(results_dir, exist_ok=True)
     stem = os.path.join(results_dir, f"transformer_baselines_{dataset}")
     runs.write_json(stem + ".json", records)
@@ -185,6 +196,7 @@ def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limi
     lines += ["", "Commands: " + "; ".join(f"`{c}`" for r in records.values()
                                            for c in r["commands"]),
               "", f"Validation accuracy and loss per epoch: "
-              f"`transformer_baselines_{dataset}_curves.png`."]
+              f"`transformer_baselines_{dataset}_curves.png`.",
+              "", provenance.commits_line({k: r.get("provenance") for k, r in records.items()})]
     return _write(stem + ".md", lines)
 
