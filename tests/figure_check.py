@@ -165,8 +165,8 @@ def _load(stem):
 def values_of(stem, names=frozenset()):
     """The values of one results file: of the entries whose name starts with one of
     ``names`` (a preset the block names: ``cnn`` -> ``cnn-sst2``, ``cnn-imdb``) when
-    there are such, else of all of it. The Markdown of a file with JSON is written from
-    the JSON and adds nothing."""
+    there are such, else of all of it. The Markdown a command wrote beside its JSON
+    counts too (it may quote what its JSON does not, e.g. a paper's columns)."""
     found = Values()
     data = _load(stem)
     md_path = RESULTS / f"{stem}.md"
