@@ -19,7 +19,10 @@ test accuracies over seeds, against Welch's t interval for it (95%, the seeds of
 as independent samples with their own variances): ``"ahead"`` when the whole interval is
 above zero, ``"behind"`` when below, ``"level"`` when it holds zero. With three seeds a
 side the interval is wide (about ± 3.2 standard errors): "level" means "these seeds do not
-tell them apart", not "equal".
+tell them apart", not "equal". One run's claims over documents (attention against a
+random ranking, say) are decided on the paired differences the run recorded
+(:func:`compare_paired`): ahead or behind when their 95% interval excludes zero. Records
+keep no test predictions, so two runs' accuracies are compared over seeds only.
 """
 
 import dataclasses
@@ -151,6 +154,24 @@ def compare(a, b, confidence=CONFIDENCE):
     p_value = float(2 * stats.t.sf(abs(difference) / se, df))
     verdict = AHEAD if low > 0 else BEHIND if high < 0 else LEVEL
     return Comparison(verdict, difference, low, high, p_value, len(a), len(b))
+
+
+def compare_paired(difference, half_width, higher_is_better=True):
+    """The rule for one run's paired scores: ``difference`` is the mean of A − B over the
+    same documents (or examples) and ``half_width`` its 95% half-width, as
+    ``attention_faithfulness`` records them under ``"paired"``. Ahead when the interval
+    lies wholly on the better side of zero (above it, or below it when lower is better,
+    as for sufficiency), behind when wholly on the worse side, level when it holds zero.
+    A half-width that is not a finite number (fewer than two documents) decides nothing:
+    ValueError."""
+    difference, half_width = float(difference), float(half_width)
+    if not math.isfinite(half_width) or not math.isfinite(difference) or half_width < 0:
+        raise ValueError(f"a paired claim needs a finite difference and half-width; got "
+                         f"{difference} ± {half_width}")
+    low, high = difference - half_width, difference + half_width
+    if not higher_is_better:
+        low, high = -high, -low
+    return AHEAD if low > 0 else BEHIND if high < 0 else LEVEL
 
 
 def seed_scores(record, metric="accuracy", split="test"):

@@ -122,6 +122,23 @@ def test_compare_needs_two_seeds_a_side():
         records.compare([0.8], [0.7, 0.71])
 
 
+@pytest.mark.parametrize("difference, half, higher_is_better, verdict", [
+    (0.145, 0.025, True, "ahead"),     # attention above random on comprehensiveness
+    (-0.021, 0.012, True, "behind"),   # HCAN's: below it
+    (0.009, 0.014, True, "level"),     # the interval holds zero
+    (-0.192, 0.034, False, "ahead"),   # sufficiency: lower is better
+    (0.054, 0.023, False, "behind"),
+    (0.010, 0.010, True, "level"),     # touching zero is not excluding it
+])
+def test_compare_paired_decides_on_the_interval(difference, half, higher_is_better, verdict):
+    assert records.compare_paired(difference, half, higher_is_better) == verdict
+
+
+def test_compare_paired_needs_a_finite_interval():
+    with pytest.raises(ValueError, match="finite"):
+        records.compare_paired(0.1, float("nan"))
+
+
 def test_spread_rounds_once_from_the_raw_values():
     # rounded twice (0.8545 -> 0.855 from 0.85449) would differ: 0.85449 rounds to 0.854
     assert records.spread([0.85449, 0.85449]) == "0.854 ± 0.000"
