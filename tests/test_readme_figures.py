@@ -5,7 +5,8 @@ Both results tables are written by ``python -m benchmarks.readme`` from
 docs/benchmarks.md's list of each cell's command too: the test fails when a page differs
 from what the records make. The figures the README quotes outside the tables (the main
 command's accuracy and training time, the quickstart's, the faithfulness AOPCs) are
-recomputed here, and every "ahead / level / behind" of the README is checked against
+recomputed here, and every comparison of the README (ahead, level, behind, beats, helps...,
+the vocabulary of tests/test_doc_claims.py) is checked against
 :func:`kerasattn.records.compare`. ``tests/test_doc_figures.py`` checks every other figure
 of README.md and docs/. Nothing here trains or imports TensorFlow.
 """
@@ -19,6 +20,7 @@ import statistics
 import pytest
 
 from benchmarks import readme
+from tests import test_doc_claims as doc_claims
 from kerasattn import records
 from kerasattn import records as kerasattn_records
 
@@ -118,7 +120,22 @@ CLAIMS = [
       for p in ("cnn", "gru", "han", "hcan-1sa-target", "iram-vanilla")],
     ("level with a TF-IDF logistic\n  regression", ("wordvectors", "cnn-imdb-vectors-whole"),
      ("levers", "lr-imdb-l2c10"), "level"),
+    *[("**Reading the end of long reviews helps:**", a, b, "ahead") for a, b in (
+        (("levers", "iram-vanilla-imdb-headtail"), ("defaults", "iram-vanilla-imdb")),
+        (("levers", "iram-full-imdb-headtail"), ("defaults", "iram-full-imdb")),
+        (("levers", "gru-imdb-grouped-headtail"), ("validation", "gru-imdb-grouped")))],
 ]
+
+# The faithfulness sentence: one run per family, decided on its paired differences.
+ATTENTION_CLAIM = ("attention beats random except HCAN's (worse), and loses to the "
+                   "gradients everywhere")
+ATTENTION_CHECKS = (
+    [doc_claims.Paired(doc_claims.FAITH, f, doc_claims.VS_RANDOM, doc_claims.COMP, "ahead")
+     for f in ("SANet", "IRAM", "Transformer")]
+    + [doc_claims.Paired(doc_claims.FAITH, "HCAN", doc_claims.VS_RANDOM, m, "behind")
+       for m in (doc_claims.COMP, doc_claims.SUFF)]
+    + [doc_claims.Paired(doc_claims.FAITH, f, doc_claims.VS_IG, m, "behind")
+       for f in doc_claims.FAMILIES for m in (doc_claims.COMP, doc_claims.SUFF)])
 
 
 @pytest.mark.parametrize("fragment, a, b, verdict", CLAIMS)
@@ -128,13 +145,21 @@ def test_every_claim_of_the_readme_is_the_rules(fragment, a, b, verdict):
     assert records.compare(*scores).verdict == verdict
 
 
+def test_the_attention_claim_of_the_readme_is_the_rules():
+    assert ATTENTION_CLAIM in _flat(README.read_text(encoding="utf-8"))
+    for check in ATTENTION_CHECKS:
+        assert check.check() == check.verdict, check
+
+
 def test_the_readme_makes_no_other_claim():
     text = README.read_text(encoding="utf-8")
-    text = text[text.index("interval for the difference of means"):
-                text.index("## Documentation")]
+    text = text[:text.index("<!-- results:end -->")] + text[
+        text.index("interval for the difference of means"):text.index("## Documentation")]
     text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
     covered = [m for fragment, *_ in CLAIMS for m in re.finditer(re.escape(fragment), text)]
-    for word in re.finditer(r"\b(ahead|level|behind)\b", text):
+    covered += list(re.finditer(re.escape(ATTENTION_CLAIM).replace(r"\ ", r"\s+"), text))
+    covered += list(re.finditer(r"attention\s+behind it", text))  # compares nothing
+    for word in doc_claims.WORDS.finditer(text):
         assert any(c.start() <= word.start() < c.end() + 60 for c in covered), (
             f"an unchecked claim: ...{text[max(0, word.start() - 80):word.end() + 40]}...")
 
