@@ -16,8 +16,14 @@ out), ``kerasattn.data.datasets.load``, ``kerasattn.models.get``,
 ``kerasattn.interpret`` and the ``kerasattn`` command (``python -m training.*``).
 """
 
+import contextlib
+import functools
 import importlib
+import importlib.machinery
+import os
 import sys
+
+from kerasattn._quiet import physical_gpus, quiet_native_import
 
 __version__ = "0.1.0"
 
@@ -35,10 +41,6 @@ def _import(name):
     dropped (at ``TF_CPP_MIN_LOG_LEVEL`` 2 unless the user set a level)."""
     if "tensorflow" in sys.modules or "keras" in sys.modules:
         return importlib.import_module(name)
-    import os
-
-    from kerasattn._quiet import quiet_native_import
-
     # set only now, before kerasattn's own first import of TensorFlow
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     with quiet_native_import():
@@ -73,8 +75,6 @@ def register_keras_objects(_keras=None):
         return
     _import("kerasattn.tasks")
     _PENDING = False
-    from kerasattn._quiet import physical_gpus
-
     # TensorFlow's first device query logs a cuInit failure at ERROR on a machine
     # without a GPU: made here, where kerasattn._quiet drops that line
     physical_gpus()
@@ -93,49 +93,51 @@ def _on_keras_import(_keras=None):
     _retry_registration()
 
 
+_IMPORTING = 0  # how many kerasattn submodules, begun before Keras was, are mid-import
+
+
 def _retry_registration():
-    if not _PENDING:
-        return
-    try:
+    """Register the zoo if Keras is imported and no kerasattn module is half made:
+    registering imports the layers, which may import the very module whose import
+    imported Keras, and a half-made module cannot be imported again. While one is,
+    the registration waits until its import ends (:class:`_QuietSubmodules`)."""
+    if _PENDING and not _IMPORTING:
         register_keras_objects()
-    except ImportError as e:
-        if "partially initialized" not in str(e) and "circular import" not in str(e):
-            raise
 
 
 class _QuietSubmodules:
-    """A meta path finder: a kerasattn submodule imported while neither Keras nor
-    TensorFlow is runs its import (which imports them) with their start-up lines that
-    say nothing dropped, as :func:`_import` does for ``kerasattn.<name>``, and then
-    registers the zoo with Keras if its import imported Keras."""
+    """A meta path finder for kerasattn's submodules imported before Keras. Each such
+    import is counted while it runs (so that :func:`_retry_registration` waits for it
+    to end) and, while neither Keras nor TensorFlow is imported, runs with their
+    start-up lines that say nothing dropped, as :func:`_import` does for
+    ``kerasattn.<name>``. When the outermost one ends, the zoo registers with Keras if
+    that import imported Keras."""
 
     def find_spec(self, fullname, path, target=None):
         if not fullname.startswith("kerasattn.") or fullname == "kerasattn._quiet" \
-                or "tensorflow" in sys.modules or "keras" in sys.modules:
+                or "keras" in sys.modules:
             return None
-        import importlib.machinery
-
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            import os
-
-            from kerasattn._quiet import quiet_native_import
-
-            if "tensorflow" in sys.modules or "keras" in sys.modules:
-                return run(module)
-            os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-            with quiet_native_import():
-                run(module)
-            # Keras was imported by this module's import: register the zoo now that the
-            # module is whole (a no-op unless the hook left it pending)
-            _retry_registration()
-
-        spec.loader.exec_module = exec_module
+        spec.loader.exec_module = functools.partial(_counted_import, spec.loader.exec_module)
         return spec
+
+
+def _counted_import(run, module):
+    global _IMPORTING
+    quiet = "tensorflow" not in sys.modules and "keras" not in sys.modules
+    if quiet:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    _IMPORTING += 1
+    try:
+        with quiet_native_import() if quiet else contextlib.nullcontext():
+            run(module)
+    finally:
+        _IMPORTING -= 1
+    # Keras was imported by this module's import: register the zoo now that the module
+    # is whole (a no-op unless the hook left it pending)
+    _retry_registration()
 
 
 if not any(isinstance(f, _QuietSubmodules) for f in sys.meta_path):

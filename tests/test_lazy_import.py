@@ -55,6 +55,11 @@ def saved(tmp_path_factory):
     "import keras; import kerasattn",
     "from kerasattn.layers import SelfAttentionBlock; import keras",
     "from kerasattn import models; import keras",
+    # Keras imported half-way through a kerasattn module's import (TensorFlow already in,
+    # or several kerasattn modules deep): the registration waits for the import to end
+    "import tensorflow; from kerasattn.layers import SelfAttentionBlock; import keras",
+    "import kerasattn.tasks; import keras",
+    "import kerasattn.interpret; import keras",
 ])
 def test_keras_finds_the_task_whatever_was_imported_first(saved, first):
     r = _python(f"{first}\nm = keras.saving.load_model({saved!r})\n"
