@@ -1,5 +1,6 @@
 """The package's imports run one way: no two parts of kerasattn import each other,
-however indirectly (every import counted, those inside functions too)."""
+however indirectly (every import counted, those inside functions too), and no module's
+import runs back into itself (module-scope imports between modules, within a part too)."""
 
 import ast
 import collections
@@ -72,3 +73,71 @@ def test_no_two_parts_of_the_package_import_each_other():
 def test_the_cycle_finder_finds_one():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def _module_scope_imports(tree):
+    """The import statements a module runs when it is imported: those of its body,
+    its classes and its if/try blocks, not those inside functions."""
+    found, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and getattr(node.value.func, "attr", "") == "import_module" \
+                and node.value.args and isinstance(node.value.args[0], ast.Constant):
+            found.append(ast.Import(names=[ast.alias(name=node.value.args[0].value)]))
+        todo.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+    return found
+
+
+def module_graph():
+    """module -> the kerasattn modules its import imports (``from a import b`` counts
+    as ``a.b`` when that is a module, else as ``a``; ``importlib.import_module("...")``
+    with a literal counts too)."""
+    modules = {_module(path): path for path in ROOT.rglob("*.py")}
+    graph = collections.defaultdict(set)
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in _module_scope_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                base = node.module if node.level == 0 else ".".join(
+                    package.split(".")[:len(package.split(".")) - node.level + 1]
+                    + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                           for a in node.names]
+            graph[name] |= {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def test_no_module_imports_itself_back_when_it_is_imported():
+    """A circle of module-scope imports between modules (of one part or several) fails
+    at import time with a half-made module; the parts' test above cannot see one inside
+    a part."""
+    graph = module_graph()
+    assert "kerasattn.layers" in graph["kerasattn.models.sanet"] or \
+        any(t.startswith("kerasattn.layers") for t in graph["kerasattn.models.sanet"])
+    cycle = _cycle(graph)
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_the_module_graph_sees_a_circle_inside_a_part(tmp_path, monkeypatch):
+    package = tmp_path / "kerasattn"
+    (package / "part").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "part" / "__init__.py").write_text("")
+    (package / "part" / "a.py").write_text("from kerasattn.part import b\n")
+    (package / "part" / "b.py").write_text("import importlib\n"
+                                           "importlib.import_module('kerasattn.part.a')\n"
+                                           "def later():\n    from kerasattn import c\n")
+    (package / "c.py").write_text("")
+    monkeypatch.setitem(globals(), "ROOT", package)
+    graph = module_graph()
+    assert graph["kerasattn.part.a"] == {"kerasattn.part.b"}
+    assert graph["kerasattn.part.b"] == {"kerasattn.part.a"}  # not c: inside a function
+    assert _cycle(graph) in (["kerasattn.part.a", "kerasattn.part.b", "kerasattn.part.a"],
+                             ["kerasattn.part.b", "kerasattn.part.a", "kerasattn.part.b"])
