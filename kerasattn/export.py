@@ -277,6 +277,17 @@ def export_model(model, preprocessor, class_names, path, max_length=None, preset
     return path
 
 
+def export_classifier(classifier, path, max_length=None):
+    """Export a fitted :class:`~kerasattn.tasks.TextClassifier` (its backbone, text
+    preprocessor, class names and preset) to ``path`` with :func:`export_model`; returns
+    ``path``. What ``TextClassifier.export`` does."""
+    if classifier.backbone is None:
+        raise ValueError("nothing to export: the classifier has not been fitted")
+    return export_model(classifier.backbone, classifier.preprocessor.text_preprocessor,
+                        classifier.class_names, os.fspath(path), max_length,
+                        preset=classifier.preset)
+
+
 def export_run(run_dir, output=None, max_length=None):
     """Export a Keras run directory; returns the SavedModel path. It does not check
     that the run finished (``training.export`` does: see :func:`unfinished`)."""

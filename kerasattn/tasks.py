@@ -34,20 +34,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from kerasattn import heads, recipes
-
-
-def _as_text_array(x):
-    """A list/tuple/array of str (or bytes) -> a 1-D object array; None otherwise."""
-    if isinstance(x, str):
-        raise ValueError("expected a list of texts, got one string; wrap it in a list")
-    if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim == 1
-                                        and x.dtype.kind in "OUS"):
-        items = list(x)
-        if all(isinstance(t, (str, bytes, np.str_, np.bytes_)) for t in items):
-            return [t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t)
-                    for t in items]
-    return None
+from kerasattn import embeddings as word_vectors
+from kerasattn import heads, models, preset_dirs, recipes, task_data, task_presets
+from kerasattn.data.preprocessing import TextPreprocessor
+from kerasattn.export import export_classifier
+from kerasattn.interpret.classifier import attribute_classifier, explain_classifier
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -86,8 +77,6 @@ class TextClassifierPreprocessor(keras.layers.Layer):
                  max_sentences=None, max_words=None, truncation="head", **kwargs):
         kwargs.setdefault("trainable", False)
         super().__init__(**kwargs)
-        from kerasattn.data.preprocessing import TextPreprocessor
-
         # strings in: no conversion to float tensors, no build step
         self._convert_input_args = False
         self._allow_non_tensor_positional_args = True
@@ -143,15 +132,172 @@ class TextClassifierPreprocessor(keras.layers.Layer):
         return config
 
 
-class _ClassProperty:
-    """A read-only property of the class (``TextClassifier.presets``), as keras-hub's."""
+class classproperty(property):
+    """A read-only property of the class, as keras-hub's (``TextClassifier.presets``)."""
 
-    def __init__(self, fget):
-        self.fget = fget
-        self.__doc__ = fget.__doc__
+    def __get__(self, _, owner_cls):
+        return self.fget(owner_cls)
 
-    def __get__(self, obj, owner=None):
-        return self.fget(owner if owner is not None else type(obj))
+
+# -- the arguments of TextClassifier, checked ------------------------------------------
+def _keras_preset(preset):
+    """The registered Keras preset ``preset``; ``ValueError`` for a scikit-learn one."""
+    spec = models.get_preset(preset)
+    if spec.kind != "keras":
+        raise ValueError(f"{preset!r} is a scikit-learn preset: build it with "
+                         f"kerasattn.models.get({preset!r}, num_classes=N), a scikit-learn "
+                         f"classifier on raw texts; TextClassifier holds the Keras presets "
+                         f"(TextClassifier.presets: {', '.join(models.names('keras'))})")
+    return spec
+
+
+def _recipe_settings(preset, spec, recipe, model_options):
+    """``(settings, model options)`` of ``preset``'s ``recipe``: its training settings
+    over the preset's defaults, and ``model_options`` over the recipe's (checked)."""
+    chosen = recipes.get_recipe(preset, recipe)
+    # the recipe's settings (the same on every machine) over the training defaults
+    settings = {**spec.training_defaults(), **chosen.train}
+    model_options = {**chosen.model_options, **(model_options or {})}
+    unknown = sorted(set(model_options) - set(spec.model_config))
+    if unknown:
+        raise ValueError(f"model {preset!r} has no option(s) {unknown}; its options are "
+                         f"{sorted(spec.model_config)}")
+    return settings, model_options
+
+
+def _checked_classes(num_classes, class_names):
+    """``(num_classes, class_names)`` checked: an integer >= 2 (or None), names as
+    strings, each once; the number of names when names are given."""
+    if num_classes is not None and (isinstance(num_classes, bool) or not isinstance(
+            num_classes, (int, np.integer))):
+        raise ValueError(f"num_classes must be an integer >= 2, got {num_classes!r}")
+    if class_names is not None:
+        class_names = [str(c) for c in class_names]
+        twice = sorted({c for c in class_names if class_names.count(c) > 1})
+        if twice:
+            raise ValueError(f"class_names names {twice} more than once; each class "
+                             "needs a name of its own")
+        if num_classes is not None and num_classes != len(class_names):
+            raise ValueError(f"num_classes={num_classes} but {len(class_names)} "
+                             "class_names")
+        num_classes = len(class_names)
+    if num_classes is not None and num_classes < 2:
+        raise ValueError(f"num_classes must be >= 2, got {num_classes}")
+    return None if num_classes is None else int(num_classes), class_names
+
+
+def _checked_preprocessor(preset, spec, settings, preprocessor):
+    """``preprocessor``, or the preset's own (``settings``' text options, no vocabulary
+    yet) when None; ``ValueError`` for one of the other kind (flat or hierarchical)."""
+    if preprocessor is None:
+        return TextClassifierPreprocessor(**recipes.preprocessor_options(spec, **settings))
+    if preprocessor.hierarchical != spec.hierarchical:
+        raise ValueError(f"{preset!r} takes {'hierarchical' if spec.hierarchical else 'flat'}"
+                         " ids: the preprocessor must have hierarchical="
+                         f"{spec.hierarchical}")
+    return preprocessor
+
+
+def _checked_embeddings(embeddings):
+    path = None if embeddings is None else os.fspath(embeddings)
+    if path is not None and not os.path.isfile(path):
+        raise FileNotFoundError(f"embeddings: no such file {path}")
+    return path
+
+
+# -- the backbone, built once the vocabulary and the classes are known -------------------
+def _build_backbone(classifier):
+    """Build ``classifier``'s backbone (its word vectors loaded, default class names
+    given), then apply the ``compile`` call that waited for it."""
+    pre = classifier.preprocessor
+    classifier.backbone = models.get(classifier.preset, vocab_size=pre.vocabulary_size,
+                                     num_classes=classifier.num_classes,
+                                     vocabulary=pre.vocabulary, **classifier.model_options)
+    if classifier.embeddings is not None:
+        classifier.embeddings_found = word_vectors.load_into(
+            classifier.backbone, classifier.embeddings, pre.vocabulary)
+    if classifier.class_names is None:
+        classifier.class_names = [str(i) for i in range(classifier.num_classes)]
+    classifier.built = True
+    if classifier._pending_compile is not None:
+        kwargs, classifier._pending_compile = classifier._pending_compile, None
+        classifier.compile(**{**kwargs, "run_eagerly": classifier.run_eagerly})
+
+
+# -- the recipe ------------------------------------------------------------------------
+def _recipe_setting(name):
+    """A read-only property: the classifier's recipe setting ``name``."""
+    return property(lambda classifier: classifier._settings[name])
+
+
+def _is_auto(value):
+    return isinstance(value, str) and value == "auto"
+
+
+def _recipe_optimizer(spec, settings):
+    """The recipe's optimizer at its (constant) learning rate."""
+    return recipes.make_optimizer(spec, settings["optimizer"], settings["learning_rate"],
+                                  settings["clipnorm"])
+
+
+def _recipe_compile_arguments(spec, settings, backbone, optimizer, loss, metrics, kwargs):
+    """``compile``'s arguments with the recipe's for every ``"auto"`` (its optimizer, the
+    loss of the backbone's head, accuracy), and the arguments to compile with again once
+    ``fit`` knows the training steps (None unless the recipe's optimizer is scheduled)."""
+    auto_loss, auto_accuracy = heads.loss_and_accuracy(backbone)
+    scheduled = None
+    if _is_auto(optimizer):
+        optimizer = _recipe_optimizer(spec, settings)
+        if recipes.is_scheduled(settings["lr_schedule"], settings["warmup"]):
+            # the recipe's schedule spans the training steps: fit sets it once it knows them
+            scheduled = dict(loss=loss, metrics=metrics, **kwargs)
+    return dict(optimizer=optimizer, loss=auto_loss if _is_auto(loss) else loss,
+                metrics=[auto_accuracy] if _is_auto(metrics) else metrics, **kwargs), scheduled
+
+
+def _compile_with_schedule(classifier, data, batch_size, epochs):
+    """Compile ``classifier`` with its recipe's learning-rate schedule over ``epochs`` of
+    ``data`` (a dataset of batches, or ids in batches of ``batch_size``): the first
+    ``fit`` after ``compile(optimizer="auto")`` does this once, as the command line does."""
+    per_epoch = task_data.steps_per_epoch(data, batch_size)
+    kwargs, classifier._scheduled_compile = classifier._scheduled_compile, None
+    kwargs["run_eagerly"] = classifier.run_eagerly  # as compiled, or as set since
+    classifier.compile(optimizer=recipes.optimizer_for(
+        classifier._spec, {**classifier._settings, "epochs": epochs}, max(1, per_epoch)),
+        **kwargs)
+
+
+def _require_fitted(classifier, what):
+    if classifier.backbone is None:
+        raise ValueError(f"{what}: this classifier has not been fitted; call fit() on "
+                         "texts and labels first (or load a fitted one)")
+
+
+def _check_saveable(classifier, filepath):
+    """``ValueError`` unless ``classifier`` is fitted and ``filepath`` a ``.keras`` file."""
+    if classifier.backbone is None:
+        raise ValueError("nothing to save: the classifier has not been fitted")
+    name = os.fspath(filepath)
+    if isinstance(name, str) and not name.endswith(".keras"):
+        raise ValueError(f"{name}: a TextClassifier saves to a .keras file (a .h5 or "
+                         "other file would not load back); for serving use "
+                         "export(PATH)")
+
+
+# -- the config round trip ---------------------------------------------------------------
+# what get_config saves, besides Keras's own keys and the preprocessor (in this order)
+_CONFIG = ("preset", "num_classes", "class_names", "model_options", "min_freq",
+           "vocab_size", "recipe")
+
+
+def _arguments_of_config(config):
+    """A saved configuration -> the classifier's arguments."""
+    config = dict(config)
+    # a saved classifier holds its word vectors in its weights: a path in a config
+    # (a tampered .keras file) is never opened
+    config.pop("embeddings", None)
+    config["preprocessor"] = keras.saving.deserialize_keras_object(config["preprocessor"])
+    return config
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -187,78 +333,38 @@ class TextClassifier(keras.Model):
         ['neg', 'pos']
     """
 
+    preprocessor_cls = TextClassifierPreprocessor
+
     def __init__(self, preset, num_classes=None, class_names=None, preprocessor=None,
                  backbone=None, model_options=None, min_freq=None, vocab_size=None,
                  recipe="default", embeddings=None, **kwargs):
-        from kerasattn import models
-
-        spec = models.get_preset(preset)
-        if spec.kind != "keras":
-            raise ValueError(f"{preset!r} is a scikit-learn preset: build it with "
-                             f"kerasattn.models.get({preset!r}, num_classes=N), a scikit-learn "
-                             f"classifier on raw texts; TextClassifier holds the Keras presets "
-                             f"(TextClassifier.presets: {', '.join(models.names('keras'))})")
+        spec = _keras_preset(preset)
         super().__init__(**kwargs)
         self.preset = preset
         self._spec = spec
         self.recipe = recipe
-        chosen = recipes.get_recipe(preset, recipe)
-        # the recipe's settings (the same on every machine) over the training defaults
-        self._settings = {**spec.training_defaults(), **chosen.train}
-        self.model_options = {**chosen.model_options, **(model_options or {})}
-        unknown = sorted(set(self.model_options) - set(spec.model_config))
-        if unknown:
-            raise ValueError(f"model {preset!r} has no option(s) {unknown}; its options are "
-                             f"{sorted(spec.model_config)}")
-        if num_classes is not None and (isinstance(num_classes, bool) or not isinstance(
-                num_classes, (int, np.integer))):
-            raise ValueError(f"num_classes must be an integer >= 2, got {num_classes!r}")
-        if class_names is not None:
-            class_names = [str(c) for c in class_names]
-            twice = sorted({c for c in class_names if class_names.count(c) > 1})
-            if twice:
-                raise ValueError(f"class_names names {twice} more than once; each class "
-                                 "needs a name of its own")
-            if num_classes is not None and num_classes != len(class_names):
-                raise ValueError(f"num_classes={num_classes} but {len(class_names)} "
-                                 "class_names")
-            num_classes = len(class_names)
-        if num_classes is not None and num_classes < 2:
-            raise ValueError(f"num_classes must be >= 2, got {num_classes}")
-        self.num_classes = None if num_classes is None else int(num_classes)
-        self.class_names = class_names
+        self._settings, self.model_options = _recipe_settings(preset, spec, recipe,
+                                                              model_options)
+        self.num_classes, self.class_names = _checked_classes(num_classes, class_names)
         self.min_freq = self._settings["min_freq"] if min_freq is None else min_freq
         self.vocab_size = self._settings["vocab_size"] if vocab_size is None else vocab_size
-        if preprocessor is None:
-            preprocessor = TextClassifierPreprocessor(
-                **recipes.preprocessor_options(spec, **self._settings))
-        elif preprocessor.hierarchical != spec.hierarchical:
-            raise ValueError(f"{preset!r} takes {'hierarchical' if spec.hierarchical else 'flat'}"
-                             " ids: the preprocessor must have hierarchical="
-                             f"{spec.hierarchical}")
-        self.preprocessor = preprocessor
+        self.preprocessor = _checked_preprocessor(preset, spec, self._settings, preprocessor)
         self.backbone = backbone
-        self.embeddings = None if embeddings is None else os.fspath(embeddings)
-        if self.embeddings is not None and not os.path.isfile(self.embeddings):
-            raise FileNotFoundError(f"embeddings: no such file {self.embeddings}")
+        self.embeddings = _checked_embeddings(embeddings)
         self._pending_compile = None
         self._scheduled_compile = None
-        if backbone is None and preprocessor.vocabulary is not None and \
-                num_classes is not None:
-            self._build_backbone()
-        elif backbone is not None:
+        if backbone is not None:
             self.built = True
+        elif self.preprocessor.vocabulary is not None and self.num_classes is not None:
+            _build_backbone(self)
 
-    # -- construction ---------------------------------------------------------
-    @_ClassProperty
+    @classproperty
     def presets(cls):
         """The Keras presets ``from_preset`` takes, name -> ``{"family", "kind",
         "description", "paper", "hierarchical", "recipes"}`` (the scikit-learn ``nb`` and
         ``lr`` are :func:`kerasattn.models.get`'s: ``kerasattn.models.describe()`` lists
         every preset)."""
-        from kerasattn import models
-
-        return models.describe("keras")
+        return task_presets.keras_presets()
 
     @classmethod
     def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None,
@@ -285,32 +391,8 @@ class TextClassifier(keras.Model):
             **model_options: overrides of the preset's model configuration, e.g.
                 ``filters=50``; ``model_options={...}`` also works.
         """
-        from kerasattn import models, preset_dirs
-
-        options = dict(model_options.pop("model_options", None) or {})
-        options.update(model_options)
-        if not (isinstance(preset, str) and preset in models.names()) and \
-                preset_dirs.is_location(preset):
-            given = {k: v for k, v in dict(num_classes=num_classes, class_names=class_names,
-                                           vocabulary=vocabulary, embeddings=embeddings,
-                                           **options).items() if v is not None}
-            if recipe != "default":
-                given["recipe"] = recipe
-            if given:
-                raise ValueError(f"{preset} is a saved preset: it keeps its own "
-                                 f"{', '.join(sorted(given))}; load it as it is")
-            return preset_dirs.load(preset, compile=compile)
-        spec = models.get_preset(preset)
-        pre = None
-        if vocabulary is not None:
-            settings = recipes.get_recipe(preset, recipe).train
-            pre = TextClassifierPreprocessor(vocabulary=vocabulary,
-                                             **recipes.preprocessor_options(spec, **settings))
-        clf = cls(preset, num_classes=num_classes, class_names=class_names, preprocessor=pre,
-                  model_options=options, recipe=recipe, embeddings=embeddings)
-        if compile:
-            clf.compile()
-        return clf
+        return task_presets.from_preset(cls, preset, num_classes, class_names, vocabulary,
+                                        recipe, compile, embeddings, **model_options)
 
     @classmethod
     def from_run(cls, run_dir, compile=True):
@@ -320,19 +402,7 @@ class TextClassifier(keras.Model):
         with ``--lr-schedule``/``--warmup`` had a schedule over its own number of steps,
         which means nothing for a further ``fit`` (pass ``compile(optimizer=...)`` with a
         schedule of your own for that)."""
-        from kerasattn import runs
-
-        config, saved = runs.load_saved_model(run_dir, compile=False)
-        if isinstance(saved, cls):  # a run of training.train: its model.keras is the classifier
-            clf = saved
-        else:  # a run of training.portable (or an older run): the backbone alone
-            clf = cls.of_run(config, saved, runs.load_preprocessor(run_dir))
-        clf.source_run = os.path.abspath(run_dir)  # save_to_preset takes its metrics along
-        if compile:
-            t = config["train"]
-            clf.compile(optimizer=recipes.make_optimizer(clf._spec, t["optimizer"],
-                                                         t["learning_rate"]))
-        return clf
+        return task_presets.from_run(cls, run_dir, compile=compile)
 
     @classmethod
     def of_run(cls, config, backbone, text_preprocessor):
@@ -340,31 +410,7 @@ class TextClassifier(keras.Model):
         backbone and its :class:`~kerasattn.data.preprocessing.TextPreprocessor`. What
         ``training.train`` saves as a run's ``model.keras``; :meth:`from_run` builds it
         from the files of a run that holds the backbone alone."""
-        return cls(config["model"], class_names=config["class_names"],
-                   preprocessor=TextClassifierPreprocessor.from_text_preprocessor(
-                       text_preprocessor),
-                   backbone=backbone, model_options=config.get("model_overrides"),
-                   recipe=config.get("recipe") if config.get("recipe") in
-                   recipes.recipe_names(config["model"]) else "default")
-
-    def _build_backbone(self):
-        from kerasattn import models
-
-        self.backbone = models.get(self.preset, vocab_size=self.preprocessor.vocabulary_size,
-                                   num_classes=self.num_classes,
-                                   vocabulary=self.preprocessor.vocabulary,
-                                   **self.model_options)
-        if self.embeddings is not None:
-            from kerasattn import embeddings
-
-            self.embeddings_found = embeddings.load_into(
-                self.backbone, self.embeddings, self.preprocessor.vocabulary)
-        if self.class_names is None:
-            self.class_names = [str(i) for i in range(self.num_classes)]
-        self.built = True
-        if self._pending_compile is not None:
-            kwargs, self._pending_compile = self._pending_compile, None
-            self.compile(**{**kwargs, "run_eagerly": self.run_eagerly})
+        return task_presets.of_run(cls, config, backbone, text_preprocessor)
 
     def call(self, ids, training=False):
         if self.backbone is None:
@@ -372,7 +418,6 @@ class TextClassifier(keras.Model):
                              "(or give from_preset a vocabulary)")
         return self.backbone(ids, training=training)
 
-    # -- the recipe -------------------------------------------------------------
     def compile(self, optimizer="auto", loss="auto", metrics="auto", **kwargs):
         """``keras.Model.compile`` with the preset's recipe for every ``"auto"``: its
         optimizer and learning rate, the loss of its head (binary or sparse categorical
@@ -384,116 +429,14 @@ class TextClassifier(keras.Model):
             self._pending_compile = dict(optimizer=optimizer, loss=loss, metrics=metrics,
                                          **kwargs)
             return
-        auto_loss, auto_accuracy = heads.loss_and_accuracy(self.backbone)
-        self._scheduled_compile = None
-        if isinstance(optimizer, str) and optimizer == "auto":
-            optimizer = recipes.make_optimizer(self._spec, self._settings["optimizer"],
-                                               self._settings["learning_rate"],
-                                               self._settings["clipnorm"])
-            if recipes.is_scheduled(self._settings["lr_schedule"], self._settings["warmup"]):
-                # the recipe's schedule spans the training steps: fit sets it once it
-                # knows them
-                self._scheduled_compile = dict(loss=loss, metrics=metrics, **kwargs)
-        if isinstance(loss, str) and loss == "auto":
-            loss = auto_loss
-        if isinstance(metrics, str) and metrics == "auto":
-            metrics = [auto_accuracy]
-        super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+        self._scheduled_compile = None  # also when the recipe's optimizer cannot be made
+        arguments, self._scheduled_compile = _recipe_compile_arguments(
+            self._spec, self._settings, self.backbone, optimizer, loss, metrics, kwargs)
+        super().compile(**arguments)
 
-    @property
-    def default_batch_size(self):
-        return self._settings["batch_size"]
+    default_batch_size = _recipe_setting("batch_size")
+    default_epochs = _recipe_setting("epochs")
 
-    @property
-    def default_epochs(self):
-        return self._settings["epochs"]
-
-    # -- data -------------------------------------------------------------------
-    def _label_ids(self, y):
-        """Labels (ints or strings) -> int32 ids; fixes the class names on first use."""
-        y = list(np.asarray(y).tolist()) if not isinstance(y, list) else list(y)
-        if not y:
-            raise ValueError("no labels")
-        if all(isinstance(v, str) for v in y):
-            if self.class_names is None or (self.backbone is None and
-                                            self.class_names == [str(i) for i in
-                                                                 range(self.num_classes or 0)]):
-                names = sorted(set(y))
-                if self.num_classes is not None and len(names) > self.num_classes:
-                    raise ValueError(f"{len(names)} distinct labels but num_classes="
-                                     f"{self.num_classes}")
-                self.class_names = names if self.num_classes is None or \
-                    len(names) == self.num_classes else None
-                if self.class_names is None:
-                    raise ValueError(f"{len(names)} distinct string labels but num_classes="
-                                     f"{self.num_classes}; pass class_names=")
-                self.num_classes = len(names)
-            index = {n: i for i, n in enumerate(self.class_names)}
-            unknown = sorted(set(y) - set(index))
-            if unknown:
-                raise ValueError(f"unknown labels {unknown[:5]}; the classes are "
-                                 f"{self.class_names}")
-            return np.asarray([index[v] for v in y], np.int32)
-        try:
-            ids = np.asarray(y, dtype=np.int64)
-        except (TypeError, ValueError):
-            raise ValueError("labels must be all integers or all strings") from None
-        if not np.array_equal(ids, np.asarray(y, dtype=np.float64)) or ids.ndim != 1:
-            raise ValueError("labels must be a flat list of integers or of strings")
-        if ids.min() < 0:
-            raise ValueError(f"integer labels must be >= 0, got {ids.min()}")
-        if self.num_classes is None:
-            self.num_classes = max(2, int(ids.max()) + 1)
-        if ids.max() >= self.num_classes:
-            raise ValueError(f"label {ids.max()} but num_classes={self.num_classes}")
-        return ids.astype(np.int32)
-
-    def _label_table(self):
-        names = tf.constant(self.class_names)
-        return tf.lookup.StaticHashTable(
-            tf.lookup.KeyValueTensorInitializer(names, tf.range(len(self.class_names),
-                                                                dtype=tf.int32)), -1)
-
-    def _dataset(self, x, y, batch_size, shuffle, seed=None):
-        """Strings + labels, or a tf.data.Dataset of (string, label) -> (ids, labels)
-        batches; other inputs (ids) are returned as they are, with None."""
-        from kerasattn.data.pipeline import make_dataset
-
-        if isinstance(x, tf.data.Dataset):
-            spec = x.element_spec
-            if not isinstance(spec, tuple) or getattr(spec[0], "dtype", None) != tf.string:
-                return None  # token ids (e.g. fit's own validation batches)
-            if len(spec) != 2:
-                raise ValueError("a tf.data.Dataset of texts for a TextClassifier yields "
-                                 "(text, label) pairs")
-            ds = x if spec[0].shape.rank == 1 else x.batch(batch_size)
-            table = self._label_table() if spec[1].dtype == tf.string else None
-
-            def prepare(texts, labels):
-                if table is not None:
-                    labels = table.lookup(labels)
-                return self.preprocessor(texts), labels
-
-            return ds.map(prepare, num_parallel_calls=tf.data.AUTOTUNE) \
-                .prefetch(tf.data.AUTOTUNE)
-        texts = _as_text_array(x)
-        if texts is None:
-            return None
-        labels = None if y is None else self._label_ids(y)
-        if self.backbone is None:
-            self._adapt_and_build(texts)
-        return make_dataset(texts, labels, self.preprocessor.text_preprocessor,
-                            batch_size=batch_size, shuffle=shuffle, seed=seed,
-                            count_batches=True)
-
-    def _adapt_and_build(self, texts):
-        if self.preprocessor.vocabulary is None:
-            self.preprocessor.adapt(texts, min_freq=self.min_freq, max_size=self.vocab_size)
-        if self.num_classes is None:
-            raise ValueError("num_classes is unknown: pass it to from_preset or fit on labels")
-        self._build_backbone()
-
-    # -- training and inference on strings -----------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=None, validation_data=None,
             shuffle=True, seed=None, **kwargs):
         """``keras.Model.fit`` on raw strings.
@@ -511,91 +454,28 @@ class TextClassifier(keras.Model):
         """
         batch_size = batch_size or self.default_batch_size
         epochs = epochs or self.default_epochs
-        self._check_training_input(x, y)
-        if isinstance(x, tf.data.Dataset) and self.backbone is None:
-            flat = x.unbatch() if x.element_spec[0].shape.rank == 1 else x
-            if self.preprocessor.vocabulary is None:
-                self.preprocessor.adapt(flat.map(lambda t, _: t),
-                                        min_freq=self.min_freq, max_size=self.vocab_size)
-            if self.num_classes is None:  # one pass over the labels
-                labels = [v.decode("utf-8") if isinstance(v, bytes) else v
-                          for v in flat.map(lambda _, y: y).as_numpy_iterator()]
-                self._label_ids(labels)
-            self._build_backbone()
-        train = self._dataset(x, y, batch_size, shuffle, seed)
-        if validation_data is not None:
-            if isinstance(validation_data, tf.data.Dataset):
-                validation_data = self._dataset(validation_data, None, batch_size, False)
-            elif isinstance(validation_data, (tuple, list)) and \
-                    _as_text_array(validation_data[0]) is not None:
-                validation_data = self._dataset(validation_data[0], validation_data[1],
-                                                batch_size, False)
+        task_data.check_training_input(x, y, fitted=self.backbone is not None)
+        if self.backbone is None:  # the vocabulary and the classes of the training data
+            task_data.adapt(self, x, y)
+            _build_backbone(self)
+        train = task_data.batches(self, x, y, batch_size, shuffle, seed)
+        validation_data = task_data.validation_batches(self, validation_data, batch_size)
         if not self.compiled and self._pending_compile is None:
             # Keras's compile resets run_eagerly: keep what the user set on the classifier
             self.compile(run_eagerly=self.run_eagerly)
         if self._scheduled_compile is not None:
-            self._schedule_learning_rate(train, x, batch_size, epochs)
+            _compile_with_schedule(self, x if train is None else train, batch_size, epochs)
         if train is None:  # ids: plain Keras
             return super().fit(x, y, batch_size=batch_size, epochs=epochs,
                                validation_data=validation_data, shuffle=shuffle, **kwargs)
         return super().fit(train, epochs=epochs, validation_data=validation_data,
                            shuffle=False, **kwargs)
 
-    def _check_training_input(self, x, y):
-        """One clear ``ValueError`` for what ``fit`` cannot train on: no texts, texts
-        that are not strings (token ids need a fitted classifier), labels of one class."""
-        if x is None:
-            raise ValueError("fit needs training texts: fit(texts, labels), or a "
-                             "tf.data.Dataset of (text, label) pairs")
-        if isinstance(x, tf.data.Dataset):
-            return
-        if _as_text_array(x) is None:
-            if self.backbone is None:
-                kinds = sorted({type(t).__name__ for t in x}) if isinstance(
-                    x, (list, tuple)) else [type(x).__name__]
-                raise ValueError("fit takes a list of strings (the texts); got "
-                                 f"{', '.join(kinds)} (token ids work only once the "
-                                 "classifier is fitted on texts)")
-            return
-        if y is None:
-            raise ValueError("fit needs labels: fit(texts, labels)")
-        labels = list(np.asarray(y).tolist()) if not isinstance(y, list) else list(y)
-        if len(labels) != len(x):
-            raise ValueError(f"{len(x)} texts but {len(labels)} labels")
-        distinct = {str(v) for v in labels}
-        if len(distinct) < 2 and self.backbone is None:
-            raise ValueError(f"every label is {labels[0]!r}: a classifier needs examples of "
-                             "at least two classes")
-
-    def _require_fitted(self, what):
-        if self.backbone is None:
-            raise ValueError(f"{what}: this classifier has not been fitted; call fit() on "
-                             "texts and labels first (or load a fitted one)")
-
-    def _schedule_learning_rate(self, train, x, batch_size, epochs):
-        """Compile with the recipe's learning-rate schedule over ``epochs`` of ``train``'s
-        batches (or of ``x``'s ids in batches of ``batch_size``): the first ``fit`` of
-        a classifier compiled with ``optimizer="auto"`` does this once, as the command
-        line does."""
-        data = x if train is None else train
-        if isinstance(data, tf.data.Dataset):
-            from kerasattn.data.pipeline import batches_per_epoch
-
-            per_epoch = batches_per_epoch(data)
-        else:
-            per_epoch = -(-len(data) // batch_size)
-        kwargs, self._scheduled_compile = self._scheduled_compile, None
-        kwargs["run_eagerly"] = self.run_eagerly  # as compiled, or as set since
-        self.compile(optimizer=recipes.optimizer_for(self._spec,
-                                                     {**self._settings, "epochs": epochs},
-                                                     max(1, per_epoch)),
-                     **kwargs)
-
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
         """``keras.Model.evaluate`` on raw strings and labels (or as for Keras)."""
-        self._require_fitted("evaluate")
+        _require_fitted(self, "evaluate")
         batch_size = batch_size or self.default_batch_size
-        data = self._dataset(x, y, batch_size, False)
+        data = task_data.batches(self, x, y, batch_size, False)
         if data is None:
             return super().evaluate(x, y, batch_size=batch_size, **kwargs)
         return super().evaluate(data, **kwargs)
@@ -603,22 +483,14 @@ class TextClassifier(keras.Model):
     def predict(self, x, batch_size=None, verbose="auto", **kwargs):
         """Class probabilities, shape (n, num_classes), for a list of strings (or token
         ids, or a dataset of strings); in input order."""
-        self._require_fitted("predict")
+        _require_fitted(self, "predict")
         batch_size = batch_size or self.default_batch_size
-        texts = _as_text_array(x)
-        if texts is not None:
-            if not texts:
-                return np.zeros((0, self.num_classes), np.float32)
-            x = tf.data.Dataset.from_tensor_slices(
-                tf.constant(texts, tf.string, shape=[len(texts)])).batch(batch_size) \
-                .map(self.preprocessor)
-        elif isinstance(x, tf.data.Dataset) and x.element_spec.dtype == tf.string:
-            x = (x if x.element_spec.shape.rank == 1 else x.batch(batch_size)) \
-                .map(self.preprocessor)
+        texts = task_data.as_text_array(x)
+        if texts is not None and not texts:
+            return np.zeros((0, self.num_classes), np.float32)
+        x = task_data.prediction_batches(x, texts, self.preprocessor, batch_size)
         out = super().predict(x, batch_size=batch_size, verbose=verbose, **kwargs)
-        from kerasattn.heads import as_probabilities
-
-        return as_probabilities(out).astype(np.float32)
+        return heads.as_probabilities(out).astype(np.float32)
 
     def predict_labels(self, texts, **kwargs):
         """The predicted class name of each text."""
@@ -629,29 +501,7 @@ class TextClassifier(keras.Model):
         :class:`kerasattn.interpret.Explanation` (as ``extract_attention`` gives them).
         A preset without attention (``cnn``, ``mlp``, the RNNs) gives each text's tokens
         and probabilities with an empty ``attention``."""
-        from kerasattn.interpret import Explanation, attention_layers, extract_attention
-
-        texts = _as_text_array(texts)
-        if texts is None:
-            raise ValueError("explain takes a list of texts")
-        if self.backbone is None:
-            raise ValueError("nothing to explain: the classifier has not been fitted")
-        pre = self.preprocessor.text_preprocessor
-        names = list(self.class_names) if self.class_names is not None else None
-        if attention_layers(self.backbone):
-            found = extract_attention(self.backbone, texts, pre, batch_size=batch_size)
-            for explanation in found:
-                explanation.class_names = names
-            return found
-        probs = self.predict(texts, batch_size=batch_size, verbose=0)
-        tokens = pre.tokenize(tf.constant(texts, tf.string, shape=[len(texts)])).to_list()
-
-        def decode(t):
-            return t.decode("utf-8") if isinstance(t, bytes) else [decode(x) for x in t]
-
-        return [Explanation(tokens=decode(t), probabilities=p, attention={}, axes={},
-                            hierarchical=pre.hierarchical, class_names=names)
-                for t, p in zip(tokens, probs)]
+        return explain_classifier(self, texts, batch_size=batch_size)
 
     def attribute(self, texts, method="integrated_gradients", **kwargs):
         """One score per token of each text by ``method`` (``"integrated_gradients"``,
@@ -659,21 +509,8 @@ class TextClassifier(keras.Model):
         a list of :class:`kerasattn.interpret.TokenAttribution`. Keyword arguments go
         to :func:`kerasattn.interpret.explain_tokens` (``target``, ``steps``,
         ``baseline``, ``rule``, ``batch_size``)."""
-        from kerasattn.interpret import explain_tokens
+        return attribute_classifier(self, texts, method=method, **kwargs)
 
-        texts = _as_text_array(texts)
-        if texts is None:
-            raise ValueError("attribute takes a list of texts")
-        if self.backbone is None:
-            raise ValueError("nothing to attribute: the classifier has not been fitted")
-        found = explain_tokens(self.backbone, texts, self.preprocessor.text_preprocessor,
-                               method=method, **kwargs)
-        for attribution in found:
-            attribution.class_names = (list(self.class_names) if self.class_names is not None
-                                       else None)
-        return found
-
-    # -- persistence --------------------------------------------------------------
     def save_to_preset(self, preset_dir, overwrite=False):
         """Write this fitted classifier as a self-contained preset: a directory (or an
         ``hf://NAMESPACE/NAME`` repository, with the ``[hub]`` extra) holding the model,
@@ -681,34 +518,25 @@ class TextClassifier(keras.Model):
         from :meth:`from_run`, and a model card ``README.md``;
         ``TextClassifier.from_preset(preset_dir)`` loads it (:mod:`kerasattn.preset_dirs`).
         An existing directory is refused unless empty or ``overwrite``."""
-        from kerasattn import preset_dirs
-
         return preset_dirs.save(self, preset_dir, run_dir=getattr(self, "source_run", None),
                                 overwrite=overwrite)
 
     def export(self, path, max_length=None):
         """Write the raw-text SavedModel of ``training.export`` (TF Serving layout) to
         ``path`` (e.g. ``saved_models/NAME/1``); returns ``path``."""
-        from kerasattn import export
+        return export_classifier(self, path, max_length)
 
-        if self.backbone is None:
-            raise ValueError("nothing to export: the classifier has not been fitted")
-        return export.export_model(self.backbone, self.preprocessor.text_preprocessor,
-                                   self.class_names, os.fspath(path), max_length,
-                                   preset=self.preset)
+    def save(self, filepath, *args, **kwargs):
+        """Save to a ``.keras`` file (``keras.saving.load_model`` reads it back after
+        ``import kerasattn``). Other formats are refused: a legacy ``.h5`` file cannot
+        hold the preprocessor and the task, and would not load."""
+        _check_saveable(self, filepath)
+        return super().save(filepath, *args, **kwargs)
 
     def get_config(self):
         config = super().get_config()
-        config.update({
-            "preset": self.preset,
-            "num_classes": self.num_classes,
-            "class_names": self.class_names,
-            "model_options": self.model_options,
-            "min_freq": self.min_freq,
-            "vocab_size": self.vocab_size,
-            "recipe": self.recipe,
-            "preprocessor": keras.saving.serialize_keras_object(self.preprocessor),
-        })
+        config.update({name: getattr(self, name) for name in _CONFIG})
+        config["preprocessor"] = keras.saving.serialize_keras_object(self.preprocessor)
         return config
 
     def compile_from_config(self, config):
@@ -720,22 +548,4 @@ class TextClassifier(keras.Model):
 
     @classmethod
     def from_config(cls, config):
-        config = dict(config)
-        # a saved classifier holds its word vectors in its weights: a path in a config
-        # (a tampered .keras file) is never opened
-        config.pop("embeddings", None)
-        config["preprocessor"] = keras.saving.deserialize_keras_object(config["preprocessor"])
-        return cls(**config)
-
-    def save(self, filepath, *args, **kwargs):
-        """Save to a ``.keras`` file (``keras.saving.load_model`` reads it back after
-        ``import kerasattn``). Other formats are refused: a legacy ``.h5`` file cannot
-        hold the preprocessor and the task, and would not load."""
-        if self.backbone is None:
-            raise ValueError("nothing to save: the classifier has not been fitted")
-        name = os.fspath(filepath)
-        if isinstance(name, str) and not name.endswith(".keras"):
-            raise ValueError(f"{name}: a TextClassifier saves to a .keras file (a .h5 or "
-                             "other file would not load back); for serving use "
-                             "export(PATH)")
-        return super().save(filepath, *args, **kwargs)
+        return cls(**_arguments_of_config(config))
