@@ -68,6 +68,8 @@ import traceback
 
 import numpy as np
 
+from kerasattn.data import layout
+
 MAX_BODY_BYTES = 1_000_000
 MAX_TEXTS = 32
 MAX_TEXT_CHARS = 20_000
@@ -162,18 +164,11 @@ def dumps(obj):
 
 def _nest(flat, tokens, hierarchical):
     """A flat per-token sequence -> nested like ``tokens`` (sentences of words)."""
-    flat = list(flat)
-    if not hierarchical:
-        return flat
-    out, start = [], 0
-    for sentence in tokens:
-        out.append(flat[start:start + len(sentence)])
-        start += len(sentence)
-    return out
+    return layout.layout(hierarchical).nest(flat, tokens)
 
 
 def _flat_tokens(tokens, hierarchical):
-    return [w for s in tokens for w in s] if hierarchical else list(tokens)
+    return layout.layout(hierarchical).flatten(tokens)
 
 
 class ExplainService:

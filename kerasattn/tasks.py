@@ -38,7 +38,6 @@ from kerasattn import embeddings as word_vectors
 from kerasattn import heads, models, preset_dirs, recipes, task_data, task_presets
 from kerasattn.data.preprocessing import TextPreprocessor
 from kerasattn.export import export_classifier
-from kerasattn.interpret.classifier import attribute_classifier, explain_classifier
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -300,6 +299,14 @@ def _arguments_of_config(config):
     return config
 
 
+def _interpret():
+    """kerasattn.interpret.classifier, imported when first used: Keras imports this
+    module to register the task, and importing the layers must not load interpret."""
+    from kerasattn.interpret import classifier
+
+    return classifier
+
+
 @keras.saving.register_keras_serializable(package="kerasattn")
 class TextClassifier(keras.Model):
     """A preset's backbone with its preprocessor and training recipe, on raw strings.
@@ -501,7 +508,7 @@ class TextClassifier(keras.Model):
         :class:`kerasattn.interpret.Explanation` (as ``extract_attention`` gives them).
         A preset without attention (``cnn``, ``mlp``, the RNNs) gives each text's tokens
         and probabilities with an empty ``attention``."""
-        return explain_classifier(self, texts, batch_size=batch_size)
+        return _interpret().explain_classifier(self, texts, batch_size=batch_size)
 
     def attribute(self, texts, method="integrated_gradients", **kwargs):
         """One score per token of each text by ``method`` (``"integrated_gradients"``,
@@ -509,7 +516,7 @@ class TextClassifier(keras.Model):
         a list of :class:`kerasattn.interpret.TokenAttribution`. Keyword arguments go
         to :func:`kerasattn.interpret.explain_tokens` (``target``, ``steps``,
         ``baseline``, ``rule``, ``batch_size``)."""
-        return attribute_classifier(self, texts, method=method, **kwargs)
+        return _interpret().attribute_classifier(self, texts, method=method, **kwargs)
 
     def save_to_preset(self, preset_dir, overwrite=False):
         """Write this fitted classifier as a self-contained preset: a directory (or an

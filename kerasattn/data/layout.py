@@ -12,7 +12,8 @@ document's :class:`Layout` instead of branching on ``hierarchical``:
 - a layout's ``pad`` (documents -> one zero-padded batch), ``strip`` (a padded row ->
   its document), ``size`` (tokens in a document), ``flatten`` / ``nest`` (per-token
   values in reading order <-> the document's nesting), ``unpad`` (a padded row of
-  scores -> the document's nesting) and ``remove`` / ``keep`` (the document without,
+  scores -> the document's nesting), ``nest_scores`` / ``flat_scores`` (the same for
+  float64 scores) and ``remove`` / ``keep`` (the document without,
   or with only, some tokens).
 
 Positions are flat: the tokens of a document in reading order, sentences one after
@@ -57,6 +58,14 @@ class Layout:
     def unpad(self, matrix, doc):
         """A padded row of per-token scores -> float64 scores nested like ``doc``."""
         return np.asarray(matrix[:len(doc)], dtype=np.float64)
+
+    def nest_scores(self, flat, doc):
+        """Per-token scores in reading order -> float64 arrays nested like ``doc``."""
+        return np.asarray(flat, dtype=np.float64)
+
+    def flat_scores(self, scores):
+        """Scores nested like a document -> one float64 array in reading order."""
+        return np.asarray(self.flatten(scores), dtype=np.float64).reshape(-1)
 
     def remove(self, doc, positions):
         """``doc`` without the tokens at the flat ``positions``; the rest shift left."""
@@ -109,6 +118,9 @@ class _Sentences(Layout):
     def unpad(self, matrix, doc):
         return [np.asarray(matrix[s, :len(sentence)], dtype=np.float64)
                 for s, sentence in enumerate(doc)]
+
+    def nest_scores(self, flat, doc):
+        return [np.asarray(s, dtype=np.float64) for s in self.nest(flat, doc)]
 
     def remove(self, doc, positions):
         """Words leave their sentences; a sentence left with no word is removed (the

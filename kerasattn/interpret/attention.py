@@ -34,6 +34,7 @@ import keras.tree
 import numpy as np
 
 from kerasattn import layers as _layers
+from kerasattn.data import layout
 from kerasattn.explanation_pages import trim_document
 from kerasattn.layers import FoldSentences, UnfoldSentences
 from kerasattn.layers.fold_sentences import FoldMask
@@ -264,11 +265,8 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
     if is_text and preprocessor is None:
         raise ValueError("texts need the run's preprocessor (preprocessor=...); "
                          "or pass token ids")
-    hierarchical = len(probe.inputs[0].shape) == 3
-    if preprocessor is not None and preprocessor.hierarchical != hierarchical:
-        takes = "(sentences, words)" if hierarchical else "flat"
-        raise ValueError(f"model {model.name!r} takes {takes} ids but the preprocessor is "
-                         f"{'' if preprocessor.hierarchical else 'not '}hierarchical")
+    lay = layout.of_model(probe)
+    check_layout(model, lay, preprocessor)
     vocab = preprocessor.vocabulary if preprocessor is not None else None
     for start in range(0, len(items), batch_size):
         chunk = items[start:start + batch_size]
@@ -277,18 +275,19 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
             ids = preprocessor.lookup(tokens).to_list()
             words = _decode(tokens.to_list())
         else:
-            ids = [_strip_padding(row, hierarchical) for row in chunk]
+            ids = [lay.strip(row) for row in chunk]
             words = _name_ids(ids, vocab)
-        batch = _pad(ids, hierarchical)
+        batch = lay.pad(ids)
         out = probe(batch, training=False)
         out = {k: np.asarray(v) for k, v in out.items()}
         out["probabilities"] = as_probabilities(out["probabilities"])
         for i, row in enumerate(ids):
             trimmed = trim_document({name: out[name][i] for name in axes}, axes, row,
-                                    hierarchical)
+                                    lay.hierarchical)
             yield Explanation(tokens=words[i],
                               probabilities=out["probabilities"][i].astype(np.float32),
-                              attention=trimmed, axes=dict(axes), hierarchical=hierarchical)
+                              attention=trimmed, axes=dict(axes),
+                              hierarchical=lay.hierarchical)
 
 
 def _decode(tokens):
@@ -298,33 +297,16 @@ def _decode(tokens):
     return [_decode(t) for t in tokens]
 
 
-def _strip_padding(row, hierarchical):
-    """One document's ids without padding: a list, or a list of sentences."""
-    if not hierarchical:
-        return [int(i) for i in row if int(i) != 0]
-    sentences = [[int(i) for i in s if int(i) != 0] for s in row]
-    while sentences and not sentences[-1]:
-        sentences.pop()
-    return sentences
+def check_layout(model, lay, preprocessor):
+    """``ValueError`` when the preprocessor's texts are not laid out as the model reads
+    them (flat ids for a hierarchical model, or the other way round)."""
+    if preprocessor is not None and preprocessor.hierarchical != lay.hierarchical:
+        takes = "(sentences, words)" if lay.hierarchical else "flat"
+        raise ValueError(f"model {model.name!r} takes {takes} ids but the preprocessor is "
+                         f"{'' if preprocessor.hierarchical else 'not '}hierarchical")
 
 
 def _name_ids(ids, vocab):
     if isinstance(ids, int):
         return vocab[ids] if vocab and ids < len(vocab) else str(ids)
     return [_name_ids(i, vocab) for i in ids]
-
-
-def _pad(ids, hierarchical):
-    """Documents -> one zero-padded int32 batch (never a zero-length axis)."""
-    if not hierarchical:
-        batch = np.zeros((len(ids), max(1, max(len(r) for r in ids))), np.int32)
-        for i, row in enumerate(ids):
-            batch[i, :len(row)] = row
-        return batch
-    n_sent = max(1, max(len(d) for d in ids))
-    n_words = max(1, max((len(s) for d in ids for s in d), default=1))
-    batch = np.zeros((len(ids), n_sent, n_words), np.int32)
-    for i, doc in enumerate(ids):
-        for j, sentence in enumerate(doc):
-            batch[i, j, :len(sentence)] = sentence
-    return batch

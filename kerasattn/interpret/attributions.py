@@ -66,10 +66,11 @@ import weakref
 import keras
 import numpy as np
 
+from kerasattn.data import layout
 from kerasattn.explanation_pages import trim_document
 from kerasattn.heads import probability_tensor
-from kerasattn.interpret.attention import (_decode, _name_ids, _pad, _strip_padding,
-                                           attention_layers, attention_model)
+from kerasattn.interpret.attention import (_decode, _name_ids, attention_layers,
+                                           attention_model, check_layout)
 
 METHODS = ("gradient_x_input", "integrated_gradients", "leave_one_out", "attention", "rollout")
 BASELINES = ("zero", "padding")
@@ -122,31 +123,23 @@ class TokenAttribution:
     @property
     def flat_scores(self):
         """The scores as one (n,) array, sentences one after another."""
-        return _flatten_scores(self.scores, self.hierarchical)
+        return layout.layout(self.hierarchical).flat_scores(self.scores)
 
     @property
     def flat_tokens(self):
-        if not self.hierarchical:
-            return list(self.tokens)
-        return [w for sentence in self.tokens for w in sentence]
+        return layout.layout(self.hierarchical).flatten(self.tokens)
 
 
 # -- documents ---------------------------------------------------------------------
 
-def _flatten_scores(scores, hierarchical):
-    if not hierarchical:
-        return np.asarray(scores, dtype=np.float64)
-    parts = [np.asarray(s, dtype=np.float64) for s in scores]
-    return np.concatenate(parts) if parts else np.zeros(0)
-
-
 def is_hierarchical(model):
     """Whether ``model`` takes (batch, sentences, words) ids."""
-    return len(model.inputs[0].shape) == 3
+    return layout.of_model(model).hierarchical
 
 
 def num_tokens(doc, hierarchical):
-    return sum(len(s) for s in doc) if hierarchical else len(doc)
+    """The tokens of ``doc`` (:mod:`kerasattn.data.layout`)."""
+    return layout.layout(hierarchical).size(doc)
 
 
 def _unwrap(model, preprocessor=None):
@@ -171,12 +164,10 @@ def prepare_documents(model, texts_or_ids, preprocessor=None):
     :class:`~kerasattn.tasks.TextClassifier` (its backbone is returned).
     """
     model, preprocessor = _unwrap(model, preprocessor)
-    hierarchical = is_hierarchical(model)
+    lay = layout.of_model(model)
+    hierarchical = lay.hierarchical
     items = texts_or_ids if isinstance(texts_or_ids, np.ndarray) else list(texts_or_ids)
-    if preprocessor is not None and preprocessor.hierarchical != hierarchical:
-        takes = "(sentences, words)" if hierarchical else "flat"
-        raise ValueError(f"model {model.name!r} takes {takes} ids but the preprocessor is "
-                         f"{'' if preprocessor.hierarchical else 'not '}hierarchical")
+    check_layout(model, lay, preprocessor)
     if len(items) == 0:
         return model, [], [], hierarchical
     if isinstance(items[0], (str, bytes)):
@@ -193,7 +184,7 @@ def prepare_documents(model, texts_or_ids, preprocessor=None):
             docs += preprocessor.lookup(tokens).to_list()
             words += _decode(tokens.to_list())
         return model, docs, words, hierarchical
-    docs = [_strip_padding(row, hierarchical) for row in items]
+    docs = [lay.strip(row) for row in items]
     vocab = preprocessor.vocabulary if preprocessor is not None else None
     return model, docs, _name_ids(docs, vocab), hierarchical
 
@@ -205,24 +196,13 @@ def remove_tokens(doc, positions, hierarchical=False):
     nothing replaces them. Hierarchical: words leave their sentences, and a
     sentence left with no word is removed (the next sentences move up).
     """
-    drop = set(int(p) for p in positions)
-    if not hierarchical:
-        return [t for i, t in enumerate(doc) if i not in drop]
-    out, start = [], 0
-    for sentence in doc:
-        kept = [t for j, t in enumerate(sentence) if start + j not in drop]
-        if kept or not sentence:
-            out.append(kept)
-        start += len(sentence)
-    return out
+    return layout.layout(hierarchical).remove(doc, positions)
 
 
 def keep_tokens(doc, positions, hierarchical=False):
     """``doc`` with ONLY the tokens at ``positions``, in their original order
     (the others removed as by :func:`remove_tokens`)."""
-    keep = set(int(p) for p in positions)
-    return remove_tokens(doc, [i for i in range(num_tokens(doc, hierarchical)) if i not in keep],
-                         hierarchical)
+    return layout.layout(hierarchical).keep(doc, positions)
 
 
 def _chunks(iterable, size):
@@ -240,10 +220,10 @@ def predict_probabilities(model, docs, batch_size=32):
     from kerasattn.heads import as_probabilities
 
     model, _ = _unwrap(model)
-    hierarchical = is_hierarchical(model)
+    lay = layout.of_model(model)
     out = []
     for chunk in _chunks(docs, batch_size):
-        probs = model(_pad(chunk, hierarchical), training=False)
+        probs = model(lay.pad(chunk), training=False)
         out.append(as_probabilities(np.asarray(probs)))
     if not out:
         return np.zeros((0, _num_classes(model)))
@@ -269,14 +249,6 @@ def _targets(target, probabilities):
 def _check_target_count(target, n):
     if target is not None and np.ndim(target) > 0 and len(np.ravel(target)) != n:
         raise ValueError(f"{len(np.ravel(target))} targets for {n} documents")
-
-
-def _unpad(matrix, doc, hierarchical):
-    """(n_pad,) or (S_pad, W_pad) scores of a padded batch row -> the doc's nesting."""
-    if not hierarchical:
-        return np.asarray(matrix[:len(doc)], dtype=np.float64)
-    return [np.asarray(matrix[s, :len(sentence)], dtype=np.float64)
-            for s, sentence in enumerate(doc)]
 
 
 def _results(docs, tokens, scores, probabilities, targets, method, hierarchical, extras=None):
@@ -391,8 +363,9 @@ def _forward(model, layers, ids, values, targets=None, gradients=True):
 
 
 def _prepare_ids(model, ids, preprocessor=None):
+    """:func:`prepare_documents`, with the documents' layout for their flag."""
     model, docs, tokens, hierarchical = prepare_documents(model, ids, preprocessor)
-    return model, docs, tokens, hierarchical
+    return model, docs, tokens, layout.layout(hierarchical)
 
 
 def gradient_x_input(model, ids, target=None, batch_size=32, preprocessor=None):
@@ -410,23 +383,24 @@ def gradient_x_input(model, ids, target=None, batch_size=32, preprocessor=None):
         A list of :class:`TokenAttribution`.
     """
     _check_backend()
-    model, docs, tokens, hierarchical = _prepare_ids(model, ids, preprocessor)
+    model, docs, tokens, lay = _prepare_ids(model, ids, preprocessor)
     layers = embedding_layers(model)
     _check_target_count(target, len(docs))
     scores, probabilities, targets = [], [], []
     for start in range(0, len(docs), batch_size):
         chunk = docs[start:start + batch_size]
-        batch = _pad(chunk, hierarchical)
+        batch = lay.pad(chunk)
         values = _embed(layers, batch)
         t = _chunk_targets(target, start, len(chunk), _num_classes(model))
         probs, t, grads = _forward(model, layers, batch, values, t)
         total = sum((g * v).sum(axis=-1) for g, v in zip(grads, values))
-        scores += [_unpad(total[i], doc, hierarchical) for i, doc in enumerate(chunk)]
+        scores += [lay.unpad(total[i], doc)
+                   for i, doc in enumerate(chunk)]
         probabilities.append(probs)
         targets.append(t)
     probabilities, targets = _stack(probabilities, targets, model)
     return _results(docs, tokens, scores, probabilities, targets, "gradient_x_input",
-                    hierarchical)
+                    lay.hierarchical)
 
 
 def _stack(probabilities, targets, model):
@@ -497,14 +471,14 @@ def integrated_gradients(model, ids, target=None, steps=50, baseline="zero", rul
     if baseline not in BASELINES:
         raise ValueError(f"baseline must be one of {BASELINES}, got {baseline!r}")
     alphas, weights = riemann_grid(steps, rule)
-    model, docs, tokens, hierarchical = _prepare_ids(model, ids, preprocessor)
+    model, docs, tokens, lay = _prepare_ids(model, ids, preprocessor)
     layers = embedding_layers(model)
     _check_target_count(target, len(docs))
     scores, probabilities, targets, extras = [], [], [], []
     for start in range(0, len(docs), batch_size):
         chunk = docs[start:start + batch_size]
         b = len(chunk)
-        batch = _pad(chunk, hierarchical)
+        batch = lay.pad(chunk)
         x = _embed(layers, batch)
         x0 = ([np.zeros_like(v) for v in x] if baseline == "zero"
               else _embed(layers, np.zeros_like(batch)))
@@ -524,18 +498,18 @@ def integrated_gradients(model, ids, target=None, steps=50, baseline="zero", rul
                 total[i] += np.tensordot(w, grad.reshape(len(a), *x[i].shape), axes=1)
         attributions = sum(((v - v0) * g).sum(axis=-1) for v, v0, g in zip(x, x0, total))
         for i, doc in enumerate(chunk):
-            s = _unpad(attributions[i], doc, hierarchical)
+            s = lay.unpad(attributions[i], doc)
             f_x, f_0 = probs[i, t[i]], base_probs[i, t[i]]
             scores.append(s)
             extras.append({"baseline": baseline, "steps": steps, "rule": rule,
                            "baseline_probability": float(f_0),
                            "completeness_gap": float(
-                               f_x - f_0 - _flatten_scores(s, hierarchical).sum())})
+                               f_x - f_0 - lay.flat_scores(s).sum())})
         probabilities.append(probs)
         targets.append(t)
     probabilities, targets = _stack(probabilities, targets, model)
     return _results(docs, tokens, scores, probabilities, targets, "integrated_gradients",
-                    hierarchical, extras)
+                    lay.hierarchical, extras)
 
 
 def leave_one_out(model, ids, target=None, batch_size=32, preprocessor=None):
@@ -545,29 +519,19 @@ def leave_one_out(model, ids, target=None, batch_size=32, preprocessor=None):
     shorter; hierarchical: a sentence left empty is removed). ``batch_size``
     counts the shortened copies run together.
     """
-    model, docs, tokens, hierarchical = _prepare_ids(model, ids, preprocessor)
+    model, docs, tokens, lay = _prepare_ids(model, ids, preprocessor)
     probabilities = predict_probabilities(model, docs, batch_size)
     targets = _targets(target, probabilities)
-    variants = ((d, i, remove_tokens(doc, [i], hierarchical))
-                for d, doc in enumerate(docs) for i in range(num_tokens(doc, hierarchical)))
-    flat = [np.zeros(num_tokens(doc, hierarchical)) for doc in docs]
+    variants = ((d, i, lay.remove(doc, [i]))
+                for d, doc in enumerate(docs) for i in range(lay.size(doc)))
+    flat = [np.zeros(lay.size(doc)) for doc in docs]
     for chunk in _chunks(variants, batch_size):
         probs = predict_probabilities(model, [v for _, _, v in chunk], batch_size)
         for (d, i, _), p in zip(chunk, probs):
             flat[d][i] = probabilities[d, targets[d]] - p[targets[d]]
-    scores = [_nest(f, doc, hierarchical) for f, doc in zip(flat, docs)]
-    return _results(docs, tokens, scores, probabilities, targets, "leave_one_out", hierarchical)
-
-
-def _nest(flat, doc, hierarchical):
-    """(n,) flat scores -> the doc's nesting."""
-    if not hierarchical:
-        return np.asarray(flat, np.float64)
-    out, start = [], 0
-    for sentence in doc:
-        out.append(np.asarray(flat[start:start + len(sentence)], np.float64))
-        start += len(sentence)
-    return out
+    scores = [lay.nest_scores(f, doc) for f, doc in zip(flat, docs)]
+    return _results(docs, tokens, scores, probabilities, targets, "leave_one_out",
+                    lay.hierarchical)
 
 
 # -- attention and rollout -------------------------------------------------------------
@@ -723,7 +687,7 @@ def _document_scores(plan, trimmed, doc, method):
 def _attention_method(model, ids, method, batch_size=32, preprocessor=None):
     from kerasattn.heads import as_probabilities
 
-    model, docs, tokens, hierarchical = _prepare_ids(model, ids, preprocessor)
+    model, docs, tokens, lay = _prepare_ids(model, ids, preprocessor)
     plan = _plan(model)
     if method == "rollout" and not plan.has_self:
         raise ValueError(f"attention rollout needs self-attention layers (query × key "
@@ -731,12 +695,12 @@ def _attention_method(model, ids, method, batch_size=32, preprocessor=None):
     scores, extras, probabilities = [], [], []
     for start in range(0, len(docs), batch_size):
         chunk = docs[start:start + batch_size]
-        out = plan.probe(_pad(chunk, hierarchical), training=False)
+        out = plan.probe(lay.pad(chunk), training=False)
         out = {k: np.asarray(v) for k, v in out.items()}
         probabilities.append(as_probabilities(out["probabilities"]))
         for i, doc in enumerate(chunk):
             trimmed = trim_document({name: out[name][i] for name in plan.axes}, plan.axes,
-                                    doc, hierarchical)
+                                    doc, lay.hierarchical)
             scores.append(_document_scores(plan, trimmed, doc, method))
             extra = {"layers": plan.describe()}
             if method == "rollout":
@@ -745,7 +709,8 @@ def _attention_method(model, ids, method, batch_size=32, preprocessor=None):
     probabilities = np.concatenate(probabilities) if probabilities else \
         np.zeros((0, _num_classes(model)))
     targets = _targets(None, probabilities)
-    return _results(docs, tokens, scores, probabilities, targets, method, hierarchical, extras)
+    return _results(docs, tokens, scores, probabilities, targets, method, lay.hierarchical,
+                    extras)
 
 
 def attention_scores(model, ids, batch_size=32, preprocessor=None):

@@ -42,12 +42,12 @@ import math
 
 import numpy as np
 
-from kerasattn.interpret.attention import _pad
+from kerasattn.data import layout
 from kerasattn.metrics import mean_std
 from kerasattn.interpret.attributions import (METHODS, _chunks, _unwrap, applicable_methods,
                                               explain_tokens, is_hierarchical, keep_tokens,
-                                              num_tokens, predict_probabilities,
-                                              prepare_documents, remove_tokens)
+                                              predict_probabilities, prepare_documents,
+                                              remove_tokens)
 
 DEFAULT_KS = (1, 5, 10, 20, 50)
 
@@ -114,7 +114,7 @@ class ErasureScores:
         return aopc(self.sufficiency)
 
 
-def _erase(model, docs, rankings, targets, ks, batch_size, hierarchical):
+def _erase(model, docs, rankings, targets, ks, batch_size, lay):
     """Comprehensiveness and sufficiency curves of ``docs`` under ``rankings``."""
     full = predict_probabilities(model, docs, batch_size)
     targets = np.argmax(full, axis=1) if targets is None else np.asarray(targets, int)
@@ -126,14 +126,14 @@ def _erase(model, docs, rankings, targets, ks, batch_size, hierarchical):
 
     def variants():
         for d, (doc, order) in enumerate(zip(docs, rankings)):
-            n = num_tokens(doc, hierarchical)
+            n = lay.size(doc)
             if len(order) != n:
                 raise ValueError(f"document {d} has {n} tokens but its ranking {len(order)}")
             counts.append(removal_counts(n, ks))
             for m in sorted(set(counts[-1])):  # bins of a short text often share m
                 top = np.asarray(order)[:m]
-                yield d, m, 0, remove_tokens(doc, top, hierarchical)
-                yield d, m, 1, keep_tokens(doc, top, hierarchical)
+                yield d, m, 0, lay.remove(doc, top)
+                yield d, m, 1, lay.keep(doc, top)
 
     for chunk in _chunks(variants(), batch_size):
         probs = predict_probabilities(model, [v[-1] for v in chunk], batch_size)
@@ -159,11 +159,10 @@ def erasure(model, explanations, ks=DEFAULT_KS, magnitude=False, batch_size=32):
         :class:`ErasureScores`.
     """
     model, _ = _unwrap(model)
-    hierarchical = is_hierarchical(model)
     docs = [e.ids for e in explanations]
     rankings = [rank_tokens(e.flat_scores, magnitude) for e in explanations]
     targets = [e.target for e in explanations]
-    return _erase(model, docs, rankings, targets, ks, batch_size, hierarchical)
+    return _erase(model, docs, rankings, targets, ks, batch_size, layout.of_model(model))
 
 
 def random_erasure(model, texts_or_ids, preprocessor=None, ks=DEFAULT_KS, draws=5, seed=0,
@@ -172,6 +171,7 @@ def random_erasure(model, texts_or_ids, preprocessor=None, ks=DEFAULT_KS, draws=
     orders (``numpy.random.default_rng(seed)``), averaged over ``draws`` per document.
     ``target``: None (predicted classes), an int, or one per document."""
     model, docs, _, hierarchical = prepare_documents(model, texts_or_ids, preprocessor)
+    lay = layout.layout(hierarchical)
     if draws < 1:
         raise ValueError(f"draws must be >= 1, got {draws!r}")
     targets = None
@@ -180,8 +180,8 @@ def random_erasure(model, texts_or_ids, preprocessor=None, ks=DEFAULT_KS, draws=
     rng = np.random.default_rng(seed)
     runs = []
     for _ in range(draws):
-        rankings = [rng.permutation(num_tokens(doc, hierarchical)) for doc in docs]
-        runs.append(_erase(model, docs, rankings, targets, ks, batch_size, hierarchical))
+        rankings = [rng.permutation(lay.size(doc)) for doc in docs]
+        runs.append(_erase(model, docs, rankings, targets, ks, batch_size, lay))
     return ErasureScores(tuple(ks), np.mean([r.comprehensiveness for r in runs], axis=0),
                          np.mean([r.sufficiency for r in runs], axis=0),
                          runs[0].probabilities, runs[0].targets)
@@ -368,7 +368,7 @@ def permutation_test(model, texts_or_ids, preprocessor=None, layer=None, num_per
     results = []
     for start in range(0, len(docs), batch_size):
         chunk = docs[start:start + batch_size]
-        batch = _pad(chunk, hierarchical)
+        batch = layout.layout(hierarchical).pad(chunk)
         out = probe(batch, training=False)
         probs = as_probabilities(np.asarray(out["probabilities"]))
         weights = np.asarray(out[layer.name], np.float64)

@@ -36,6 +36,12 @@ def test_sentences_by_hand():
     scores = np.arange(9.0).reshape(3, 3)
     assert [s.tolist() for s in L.SENTENCES.unpad(scores, DOC)] == [[0, 1], [], [6, 7, 8]]
     assert L.SENTENCES.flatten(DOC) == [5, 6, 7, 8, 9]
+    nested = L.SENTENCES.nest_scores([1, 2, 3, 4, 5], DOC)
+    assert [s.dtype for s in nested] == [np.float64] * 3
+    assert [s.tolist() for s in nested] == [[1, 2], [], [3, 4, 5]]
+    assert L.SENTENCES.flat_scores(nested).tolist() == [1, 2, 3, 4, 5]
+    assert L.SENTENCES.flat_scores([]).shape == (0,)
+    assert L.FLAT.nest_scores([1, 2], [7, 8]).dtype == np.float64
     assert L.SENTENCES.nest(["a", "b", "c", "d", "e"], DOC) == [["a", "b"], [], ["c", "d", "e"]]
 
 
