@@ -1,6 +1,9 @@
 """Classification metrics (Hubli, §3.2): accuracy, loss, macro F1/precision/recall, ROC-AUC.
 
-All from scikit-learn; nothing is reimplemented here.
+All from scikit-learn; nothing is reimplemented here. Beside them: spreads over
+seeds, whether a run learned (against the majority class), what early stopping
+would have done, and a run's time-limit record. A failed run told in one line (out
+of memory, a full disk, a diverged loss): :mod:`kerasattn.training.diagnostics`.
 """
 
 import numpy as np
@@ -106,38 +109,6 @@ def early_stopping_replay(val_accuracy, patience):
 LEARNING_MARGIN = 0.02
 
 
-def _one_line(words):
-    """h5py's words for a failed write span lines; the file they name is what matters."""
-    import re
-
-    words = str(words)
-    if "\n" not in words and len(words) < 200:
-        return words
-    named = re.search(r"filename = '([^'\n]+)'", words)
-    return f"writing {named.group(1)}" if named else "No space left on device"
-
-
-def disk_full(error):
-    """Where the disk filled (a file name, or the error's words) when ``error`` or an
-    error it was raised from says "No space left on device"; None otherwise. TensorFlow
-    and h5py re-raise an ``OSError(ENOSPC)`` as their own errors, so the chain and the
-    message are both read."""
-    import errno
-
-    seen = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if isinstance(error, OSError) and error.errno == errno.ENOSPC:
-            return _one_line(error.filename or error.strerror or "No space left on device")
-        if "No space left on device" in str(error):
-            import re  # h5py's words span lines; the file they name is what matters
-
-            named = re.search(r"filename = '([^'\n]+)'", str(error))
-            return f"writing {named.group(1)}" if named else "No space left on device"
-        error = error.__cause__ or error.__context__
-    return None
-
-
 def learning_check(val_metrics, class_names=None, margin=LEARNING_MARGIN):
     """Whether a run learned: its (best epoch's) validation accuracy against the
     majority-class rate of the validation split (from the confusion matrix).
@@ -172,50 +143,9 @@ def learning_banner(check):
     return f"{banner}\nWARNING: {check['warning']}\n{banner}"
 
 
-class DivergedError(RuntimeError):
-    """Training stopped because its loss became NaN or infinite: the run diverged, and
-    nothing was evaluated (no ``metrics.json``)."""
-
-
-def divergence_guard():
-    """A :class:`kerasattn.callbacks.DivergenceGuard` (see there)."""
-    from kerasattn.callbacks import DivergenceGuard
-
-    return DivergenceGuard()
-
-
-def diverged_message(guard, where):
-    """One line for a run that :func:`divergence_guard` stopped; ``where`` names it."""
-    epoch, step = guard.diverged
-    return (f"{where}: the training loss became {guard.loss} at step {step} of epoch {epoch}, "
-            "so the run diverged and was stopped before evaluation (no metrics.json); try a "
-            "smaller --learning-rate or --clipnorm 1")
-
-
-def out_of_memory(error):
-    """Whether ``error`` is an accelerator running out of memory: TensorFlow's
-    ``ResourceExhaustedError``, a JAX (XLA) runtime error that says
-    ``RESOURCE_EXHAUSTED``, or PyTorch's ``OutOfMemoryError``."""
-    name = type(error).__name__
-    if name in ("ResourceExhaustedError", "OutOfMemoryError"):
-        return True
-    return (name in ("JaxRuntimeError", "XlaRuntimeError")
-            and "RESOURCE_EXHAUSTED" in str(error))
-
-
-def out_of_memory_message(error, hint, where=None):
-    """One line for a run stopped by :func:`out_of_memory`: ``hint`` says what to change
-    (the settings differ between commands), ``where`` names the run if given."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    said = next((line for line in lines if "memory" in line.lower()),
-                lines[0] if lines else type(error).__name__)
-    return ((f"{where}: " if where else "") + f"the device ran out of memory ({said[:200]}), "
-            f"so the run was stopped before evaluation (no metrics.json); {hint}")
-
-
 def time_limit(seconds):
     """A :class:`kerasattn.callbacks.TimeLimit` of ``seconds`` (see there)."""
-    from kerasattn.callbacks import TimeLimit
+    from kerasattn.callbacks import TimeLimit  # Keras and TensorFlow: metrics need neither
 
     return TimeLimit(seconds)
 

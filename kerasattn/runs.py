@@ -2,6 +2,7 @@
 
 A run directory holds::
 
+    .kerasattn           the marker that makes it kerasattn's run directory
     config.json          everything needed to rebuild data, preprocessing and model
     preprocessor.json    text options of the preprocessor
     vocab.txt            its vocabulary (id = line number - 1; line 1, padding, is empty)
@@ -14,18 +15,34 @@ A run directory holds::
     learning_curves.png, confusion_matrix.png, roc_curve.png (binary tasks)
     test_scores.npz      binary tasks: the test labels and positive-class scores
                          (for ROC curves of several runs on one plot)
+    run.lock             held by the one process writing the directory
 
-``training.train`` writes it, ``training.evaluate`` recomputes the metrics
-from it. The functions here are shared by both.
+This module owns those files: their names, what a run trained on (its data
+fingerprint), one writer at a time (:class:`RunLock`), claiming a directory for a
+run (:func:`claim_run_dir`, :func:`take_run_dir`), the one check every command
+makes before it reads a run (:func:`open_run`), the one loader of its model
+(:func:`load_run`), and the records and plots written into it. A run's dataset is
+loaded by :mod:`kerasattn.run_data`, its predictions made by
+:mod:`kerasattn.prediction` and its metrics recomputed by :mod:`kerasattn.evaluation`.
 """
 
+import csv
+import dataclasses
 import errno
+import fcntl
+import functools
 import hashlib
+import io
 import json
 import os
 import platform
+import shutil
 
 import numpy as np
+
+from kerasattn import ownership
+from kerasattn._quiet import physical_gpus
+from kerasattn.data import datasets
 
 CONFIG, METRICS, HISTORY = "config.json", "metrics.json", "history.csv"
 KERAS_MODEL, CLASSICAL_MODEL = "model.keras", "model.skops"  # kerasattn.classical.save
@@ -33,12 +50,14 @@ TEST_SCORES = "test_scores.npz"
 VOCAB = "vocab.txt"  # written by TextPreprocessor.save (its VOCAB_FILE)
 LOCK = "run.lock"  # held (flock) by the one process writing the run directory
 PREPROCESSOR = "preprocessor.json"  # written by TextPreprocessor.save (its CONFIG_FILE)
+EMBEDDINGS = "embeddings.npy"  # a prepared run's starting word vectors (training.portable)
+FIT_LOG = "fit.log"  # a run's output when fit --parallel runs it in a process of its own
 # every name a run directory of kerasattn may hold (training.train, training.portable):
 # a directory without a marker is taken for an old run only when it holds nothing else
 RUN_FILES = frozenset({
     CONFIG, METRICS, HISTORY, KERAS_MODEL, CLASSICAL_MODEL, TEST_SCORES, VOCAB, LOCK,
     PREPROCESSOR, "tensorboard", "backup", "learning_curves.png", "confusion_matrix.png",
-    "roc_curve.png", ".classifier.keras", "model.partial.keras", "embeddings.npy", "fit.log",
+    "roc_curve.png", ".classifier.keras", "model.partial.keras", EMBEDDINGS, FIT_LOG,
     "model.joblib", "config.json.tmp", "metrics.json.tmp", "history.csv.tmp"})
 
 
@@ -63,8 +82,6 @@ def data_fingerprint(dataset, ds, streamed=False, extra_files=()):
     file of a user's dataset (``csv:PATH``...) and of ``extra_files`` (its word vectors)
     and, unless streamed, each split's row count and the SHA-256 of its texts and labels
     in order."""
-    from kerasattn.data import datasets
-
     fingerprint = {"files": {os.path.abspath(f): _file_sha256(f)
                              for f in [*datasets.user_files(dataset), *extra_files]}}
     if not streamed:
@@ -124,10 +141,6 @@ class RunLock:
 
     @classmethod
     def acquire(cls, run_dir):
-        import fcntl
-
-        from kerasattn import ownership
-
         path = os.path.join(run_dir, LOCK)
         try:
             fd = ownership.open_lock_file(path)  # never through a symbolic link
@@ -162,6 +175,230 @@ class RunLock:
         self.release()
 
 
+# -- claiming a run directory ------------------------------------------------------
+class ClaimError(ValueError):
+    """A directory a run may not be written into, or a run in it that this command may
+    not replace (one line; nothing was touched). The training commands raise it as
+    :class:`kerasattn.training.ConfigError`."""
+
+
+def is_worker_dir(name):
+    """Whether ``name`` is another worker's directory inside a multi-worker run's."""
+    return name.startswith(("worker-", "chief-"))
+
+
+def unfinished_runs(output_dir, config):
+    """Unfinished run directories under ``output_dir`` of this same configuration (with a
+    backup to resume, or killed before their first epoch's backup), oldest first."""
+    if not os.path.isdir(output_dir):
+        return []
+    found = []
+    for name in os.listdir(output_dir):
+        d = os.path.join(output_dir, name)
+        if os.path.isdir(d) and not os.path.exists(os.path.join(d, METRICS)) \
+                and config.same_run(d):
+            found.append(d)
+    return sorted(found, key=os.path.getmtime)
+
+
+def clear_run_dir(run_dir, log=None):
+    """Delete an unfinished or replaced run's own files: the names a run writes
+    (:data:`RUN_FILES`), not the lock this process holds, the marker, the directories of
+    other workers, nor any file of someone else's (named in ``log``)."""
+    kept = []
+    for name in sorted(os.listdir(run_dir)):
+        path = os.path.join(run_dir, name)
+        if name in (LOCK, ownership.MARKER) or is_worker_dir(name):
+            continue
+        if name not in RUN_FILES and not ownership.is_temporary(name):
+            kept.append(name)
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.remove(path)
+    if kept and log:
+        log(f"  kept in {run_dir} (not kerasattn's): {', '.join(kept)}")
+
+
+def links_inside(run_dir):
+    """The symbolic links inside ``run_dir`` (relative paths; other workers' directories
+    not searched)."""
+    found = []
+    for root, dirs, files in os.walk(run_dir):
+        if root == run_dir:
+            dirs[:] = [d for d in dirs if not is_worker_dir(d)]
+        for name in dirs + files:
+            if os.path.islink(os.path.join(root, name)):
+                found.append(os.path.relpath(os.path.join(root, name), run_dir))
+    return sorted(found)
+
+
+def take_run_dir(run_dir):
+    """Make ``run_dir`` (marked as kerasattn's run directory), or take an existing one
+    only when kerasattn made it as a run (or it is an old run's files, or empty), for
+    ``training.portable prepare``; :class:`ClaimError` otherwise, nothing touched."""
+    if os.path.islink(run_dir):
+        raise ClaimError(f"{run_dir} is a symbolic link; kerasattn writes no run through "
+                         "one (nothing was touched)")
+    if not os.path.lexists(run_dir) or ownership.is_empty_dir(run_dir):
+        try:
+            ownership.make_dir(run_dir, "run")
+        except OSError as e:
+            raise ClaimError(f"cannot create the run directory {run_dir}: "
+                             f"{e.strerror or e}") from None
+        return
+    try:
+        ownership.require_owned(run_dir, "run", is_legacy_run)
+    except ownership.OwnershipError as e:
+        raise ClaimError(f"{e}: choose another --run-name or --output-dir") from None
+    if ownership.read_marker(run_dir) is None:
+        ownership.write_marker(run_dir, "run")
+
+
+def claim_run_dir(config, run_dir, restart=False, overwrite=False,
+                  log=functools.partial(print, flush=True)):
+    """Check what ``run_dir`` holds, take its lock and make it ready for a run of
+    ``config`` (a :class:`kerasattn.training.RunConfig`). Returns ``(state, created,
+    lock)``: state is "new", "unfinished" (an interrupted run of this same configuration
+    on the same data, for the caller to resume from its backup or start again) or
+    "finished" (a finished run of this same configuration: nothing to train); lock is
+    the :class:`RunLock` the caller holds while it writes (one writer per run directory;
+    released when the process ends, however it ends). Raises :class:`ClaimError`,
+    before anything is changed, for a directory another process is writing, a finished
+    run of another configuration (unless ``overwrite``), an unfinished run of another
+    configuration (unless ``restart``), a run of this configuration on other data
+    (``config.data_fingerprint``: which file or split changed), or a directory
+    kerasattn did not make as a run directory (its marker, :mod:`kerasattn.ownership`;
+    a run made before markers is recognised by its files): such a directory is never
+    resumed, restarted, overwritten or written into."""
+    created = _make_run_dir(run_dir)
+    other_files = _owned_files(run_dir)
+    has_config = os.path.exists(os.path.join(run_dir, CONFIG))
+    try:
+        lock = RunLock.acquire(run_dir)
+    except RunDirectoryLocked as e:
+        raise ClaimError(str(e)) from None
+    try:
+        if ownership.read_marker(run_dir) is None:  # empty, or a run made before markers
+            ownership.write_marker(run_dir, "run")
+        for name in os.listdir(run_dir):  # files a killed write left beside their place
+            if ownership.is_temporary(name):
+                os.remove(os.path.join(run_dir, name))
+        state = _claim_state(config, run_dir, has_config, other_files, restart, overwrite,
+                             log)
+    except BaseException:
+        lock.release()
+        raise
+    return state, created, lock
+
+
+def _make_run_dir(run_dir):
+    """Make ``run_dir`` (marked) unless it exists; whether this process made it.
+    :class:`ClaimError` for a link, a file, or a directory it cannot write."""
+    created = False
+    if os.path.islink(run_dir):
+        raise ClaimError(f"{run_dir} is a symbolic link; kerasattn writes no run through "
+                         "one (nothing was touched): choose another --run-name or "
+                         "--output-dir")
+    if not os.path.exists(run_dir):
+        try:
+            ownership.make_dir(run_dir, "run")
+            created = True
+        except FileExistsError:
+            pass  # made meanwhile: another worker of a multi-worker run made its worker-N in it
+        except OSError as e:
+            raise ClaimError(f"cannot create the run directory {run_dir}: "
+                             f"{e.strerror or e}") from None
+    if not os.path.isdir(run_dir):
+        raise ClaimError(f"{run_dir} is a file, not a run directory")
+    if not os.access(run_dir, os.W_OK | os.X_OK):
+        raise ClaimError(f"the run directory {run_dir} is not writable")
+    return created
+
+
+def _owned_files(run_dir):
+    """The files of ``run_dir`` besides the lock, the marker, other workers' directories
+    and temporary files, once it is known to be kerasattn's run directory holding no
+    symbolic link (:class:`ClaimError` otherwise)."""
+    other_files = [n for n in os.listdir(run_dir)
+                   if not is_worker_dir(n) and n not in (LOCK, ownership.MARKER)
+                   and not ownership.is_temporary(n)]
+    if ownership.read_marker(run_dir) is None and (other_files or os.path.lexists(
+            os.path.join(run_dir, ownership.MARKER))):
+        try:
+            ownership.require_owned(run_dir, "run", is_legacy_run)
+        except ownership.OwnershipError:
+            raise ClaimError(
+                f"{run_dir} is not a kerasattn run directory (no {ownership.MARKER} marker, "
+                "and files a run does not write); nothing was touched: choose another "
+                "--run-name or --output-dir") from None
+    elif ownership.read_marker(run_dir) is not None:
+        try:
+            ownership.require_owned(run_dir, "run")
+        except ownership.OwnershipError as e:
+            raise ClaimError(str(e)) from None
+    links = links_inside(run_dir)
+    if links:
+        raise ClaimError(f"{run_dir} holds a symbolic link ({links[0]}); kerasattn writes "
+                         "no file through one and touched nothing: remove it, or choose "
+                         "another --run-name")
+    return other_files
+
+
+def _other_data(config, run_dir, what, remedy):
+    """ClaimError naming what changed when ``run_dir``'s run (``what``) trained on
+    other data than ``config.data_fingerprint``; None when the same (or not recorded)."""
+    stored = read_json(os.path.join(run_dir, CONFIG)).get("data_fingerprint")
+    changes = fingerprint_changes(stored, config.data_fingerprint or {})
+    if not changes:
+        return None
+    return ClaimError(f"{run_dir} holds {what} of this command on other data: "
+                      f"{'; '.join(changes)}; {remedy}")
+
+
+def _claim_state(config, run_dir, has_config, other_files, restart, overwrite, log):
+    """:func:`claim_run_dir`'s state of the locked ``run_dir`` (a run replaced by
+    ``overwrite`` or ``restart`` is deleted first)."""
+    differ = config.differences(run_dir) if has_config else None
+    same = differ == []
+    # what differs, for the refusals below
+    which = (f"it differs in {', '.join(differ)}" if differ
+             else "see its config.json")
+    if os.path.exists(os.path.join(run_dir, METRICS)):
+        if overwrite:
+            clear_run_dir(run_dir, log)
+            log(f"--overwrite: deleted the finished run in {run_dir}")
+            return "new"
+        if not same:
+            raise ClaimError(
+                f"{run_dir} holds a finished run of a different command ({which}); "
+                "choose another --run-name, or pass --overwrite to replace it")
+        error = _other_data(config, run_dir, "a finished run",
+                            "pass --overwrite to train it again on this data, or "
+                            "choose another --run-name")
+        if error:
+            raise error
+        return "finished"
+    if not other_files:
+        return "new"
+    if restart:
+        clear_run_dir(run_dir, log)
+        log(f"--restart: deleted the unfinished run in {run_dir}; starting from epoch 1")
+        return "new"
+    if not same:
+        raise ClaimError(
+            f"{run_dir} holds an interrupted run of a different command ({which}); "
+            "resume it with that command, pass --restart to discard it, or choose another "
+            "--run-name")
+    error = _other_data(config, run_dir, "an interrupted run",
+                        "restore that data to resume it, pass --restart to train from "
+                        "epoch 1 on this data, or choose another --run-name")
+    if error:
+        raise error
+    return "unfinished"
+
+
 def read_vocabulary(run_dir):
     """The id -> token list of a run (no TensorFlow needed)."""
     with open(os.path.join(run_dir, VOCAB), encoding="utf-8") as fh:
@@ -177,16 +414,12 @@ def read_test_scores(run_dir):
 def write_json(path, obj):
     """Write ``obj`` as JSON to ``path`` whole, following no link
     (:func:`kerasattn.ownership.write_json`)."""
-    from kerasattn import ownership
-
     ownership.write_json(path, obj, default=_json_default)
 
 
 def write_config(run_dir, config):
     """Write a run's ``config.json`` (a dictionary), repeating the id of the run
     directory's marker as ``run_id``."""
-    from kerasattn import ownership
-
     owner = ownership.owner_of(run_dir, "run")
     write_json(os.path.join(run_dir, CONFIG), {**config, "run_id": owner} if owner else config)
 
@@ -194,12 +427,6 @@ def write_config(run_dir, config):
 # -- reading a run back: one function checks it for every command ------------------
 class RunError(ValueError):
     """A run directory that cannot be read as one (one line, nothing written)."""
-
-
-def _is_temporary(name):
-    from kerasattn import ownership
-
-    return ownership.is_temporary(name)
 
 
 def is_legacy_run(run_dir):
@@ -211,7 +438,7 @@ def is_legacy_run(run_dir):
         return False
     if not isinstance(config, dict) or not {"model", "dataset", "kind", "train"} <= set(config):
         return False
-    return all(n in RUN_FILES or _is_temporary(n) or n.startswith(("worker-", "chief-"))
+    return all(n in RUN_FILES or ownership.is_temporary(n) or is_worker_dir(n)
                for n in os.listdir(run_dir))
 
 
@@ -248,8 +475,6 @@ def open_run(run_dir, finished=True, need=None):
     ``metrics.json``), and missing files of its model (``model.keras``,
     ``vocab.txt`` and ``preprocessor.json``, or ``model.skops``); ``need``: more file
     names that must be there."""
-    from kerasattn import ownership
-
     if os.path.islink(run_dir):
         raise RunError(f"{run_dir} is a symbolic link, not a run directory")
     if not os.path.isdir(run_dir):
@@ -287,7 +512,7 @@ def open_run(run_dir, finished=True, need=None):
         legacy = os.path.join(run_dir, "model.joblib")  # a pickle: refused by name below
         if config["kind"] == "classical" and not os.path.exists(
                 os.path.join(run_dir, CLASSICAL_MODEL)) and os.path.exists(legacy):
-            from kerasattn.models import tfidf
+            from kerasattn.models import tfidf  # Keras and TensorFlow: a legacy run only
 
             tfidf.load(os.path.join(run_dir, CLASSICAL_MODEL))  # raises UnsafeModelError
         files += [CLASSICAL_MODEL] if config["kind"] == "classical" else \
@@ -297,23 +522,6 @@ def open_run(run_dir, finished=True, need=None):
         raise RunError(f"{run_dir} is damaged: {', '.join(missing)} "
                        f"{'is' if len(missing) == 1 else 'are'} missing")
     return config
-
-
-def check_same_data(run_dir, config, ds):
-    """Raise :class:`RunError` when ``ds`` (the run's dataset, loaded again) is not the
-    data the run trained on (its ``data_fingerprint``)."""
-    stored = config.get("data_fingerprint")
-    if not stored:
-        return
-    if config.get("embeddings"):  # the starting vectors are not read again
-        vectors = os.path.abspath(config["embeddings"])
-        stored = {**stored, "files": {k: v for k, v in (stored.get("files") or {}).items()
-                                      if k != vectors}}
-    changes = fingerprint_changes(stored, data_fingerprint(config["dataset"], ds,
-                                                           bool(config.get("stream"))))
-    if changes:
-        raise RunError(f"{run_dir} was trained on other data: {'; '.join(changes)}; its "
-                       "recorded metrics stay as they are")
 
 
 def _json_default(o):
@@ -335,8 +543,6 @@ def as_json(obj):
 def read_history(path):
     """Rows of a run's ``history.csv`` (Keras's ``CSVLogger``) as dicts of floats
     (``epoch`` as int); ``[]`` when there is none."""
-    import csv
-
     if not os.path.exists(path):
         return []
     with open(path, newline="") as fh:
@@ -351,14 +557,12 @@ def read_json(path):
 
 def environment():
     """Versions and machine, recorded with every run."""
-    import keras
-    import sklearn
-
-    from kerasattn._quiet import physical_gpus
+    import keras  # Keras and its backend: read without TensorFlow elsewhere in this module
+    import sklearn  # only for its version: slow to import
 
     try:
-        import tensorflow as tf
-    except ImportError:  # a JAX or PyTorch machine (training.portable fit)
+        import tensorflow as tf  # absent on a JAX or PyTorch machine (training.portable fit)
+    except ImportError:
         tf = None
     return {
         "python": platform.python_version(),
@@ -371,50 +575,50 @@ def environment():
     }
 
 
-def load_dataset(config, data_dir=None, download=True):
-    """The dataset of a run (its ``config.json`` dictionary), split exactly as in training
-    (streamed if it was); training loads through here too
-    (:func:`kerasattn.training.trainer.load_data`)."""
-    from kerasattn.data import datasets
+# -- the model of a Keras run: loaded once, as it was saved ------------------------
+@dataclasses.dataclass(frozen=True)
+class KerasRun:
+    """A Keras run directory loaded by :func:`load_run`.
 
-    if config.get("stream"):
-        from kerasattn.data import streaming
+    Attributes:
+        config: its checked ``config.json`` (a dict).
+        model: its ``model.keras`` as saved: a :class:`kerasattn.TextClassifier` (raw
+            strings in) for a run of ``training.train``, the backbone alone for a run
+            of ``training.portable`` or one made before runs saved their classifier.
+        preprocessor: its :class:`~kerasattn.data.preprocessing.TextPreprocessor`
+            (``preprocessor.json`` and ``vocab.txt``).
+    """
 
-        return streaming.load(config["dataset"], data_dir=data_dir,
-                              val_fraction=config["train"]["val_fraction"], seed=config["seed"],
-                              download=download)
-    return datasets.load(config["dataset"], data_dir=data_dir,
-                         val_fraction=config["train"]["val_fraction"],
-                         # runs made before the setting existed drew it stratified
-                         val_split=config["train"].get("val_split", "stratified"),
-                         seed=config["seed"], download=download)
+    config: dict
+    model: object
+    preprocessor: object
+
+    @property
+    def backbone(self):
+        """The trained model on token ids (probabilities out): the classifier's
+        backbone, or :attr:`model` itself where the run saved the backbone alone."""
+        if getattr(self.model, "backbone", None) is not None \
+                and hasattr(self.model, "preprocessor"):
+            return self.model.backbone
+        return self.model
 
 
-def predict_keras(model, texts, labels, preprocessor, batch_size, verbose=0):
-    """Probabilities and labels in dataset order (batches are bucketed by length)."""
-    from kerasattn.data.pipeline import make_dataset
+def load_run(run_dir, compile=True):
+    """The Keras run in ``run_dir``, loaded once (a :class:`KerasRun`): checked by
+    :func:`open_run` (finished or not, its model, vocabulary and preprocessor there),
+    :class:`RunError` for a classical run or a file that cannot be read."""
+    config = open_run(run_dir, finished=False, need=[KERAS_MODEL, VOCAB, PREPROCESSOR])
+    model = _read_model(run_dir, config, compile)
+    return KerasRun(config, model, load_preprocessor(run_dir))
 
-    ds = make_dataset(texts, labels, preprocessor, batch_size=batch_size)
-    return predict_batches(model, ds, len(texts), verbose)
 
-
-def predict_batches(model, batches, total=None, verbose=0):
-    """Probabilities and labels of a dataset of ``(ids, labels)`` batches (``total``
-    texts, None when unknown, e.g. streamed)."""
-    import keras
-
-    bar = keras.utils.Progbar(total, unit_name="text") if verbose else None
-    probs, ys = [], []
-    for x, y in batches:
-        probs.append(model.predict_on_batch(x))
-        ys.append(y.numpy())
-        if bar is not None:
-            bar.add(len(ys[-1]))
-    if not probs:
-        return np.zeros((0, 2)), np.zeros(0, np.int64)
-    from kerasattn.heads import as_probabilities
-
-    return as_probabilities(np.concatenate(probs)), np.concatenate(ys).astype(np.int64)
+def load_keras_run(run_dir):
+    """(config, model, preprocessor) of a Keras run directory: the trained backbone (token
+    ids in, probabilities out) and its
+    :class:`~kerasattn.data.preprocessing.TextPreprocessor`, whichever way the run saved
+    them; :func:`load_run`'s :class:`KerasRun` as a tuple."""
+    run = load_run(run_dir)
+    return run.config, run.backbone, run.preprocessor
 
 
 def load_saved_model(run_dir, compile=True):
@@ -422,41 +626,32 @@ def load_saved_model(run_dir, compile=True):
     :class:`kerasattn.TextClassifier` for a run of ``training.train``, the backbone alone
     for a run of ``training.portable`` (trained where TensorFlow's text ops may be
     missing) or one made before runs saved their classifier."""
-    import keras
-
-    import kerasattn.layers  # noqa: F401  (registers the custom layers)
-    import kerasattn.models  # noqa: F401
-
     config = open_run(run_dir, finished=False, need=[KERAS_MODEL])
+    return config, _read_model(run_dir, config, compile)
+
+
+def _read_model(run_dir, config, compile):
+    """``model.keras`` of the run ``open_run`` gave ``config`` for, as saved."""
+    import keras  # Keras and TensorFlow: the rest of this module reads runs without them
+
+    import kerasattn.layers  # noqa: F401  (registers the custom layers; Keras)
+    import kerasattn.models  # noqa: F401  (the same)
+
     if config["kind"] == "classical":
         raise RunError(f"{run_dir} holds a {config['model']!r} run: a scikit-learn model "
                        f"with no Keras model or attention")
     path = os.path.join(run_dir, KERAS_MODEL)
     try:
-        return config, keras.saving.load_model(path, compile=compile)
+        return keras.saving.load_model(path, compile=compile)
     except Exception as e:  # a damaged archive: zipfile, h5py, JSON or Keras errors
         raise RunError(f"{path} cannot be loaded (damaged?): "
                        f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
 
 
-def load_keras_run(run_dir):
-    """(config, model, preprocessor) of a Keras run directory: the trained backbone (token
-    ids in, probabilities out) and its
-    :class:`~kerasattn.data.preprocessing.TextPreprocessor`, whichever way the run saved
-    them."""
-    from kerasattn.data.preprocessing import TextPreprocessor
-
-    open_run(run_dir, finished=False, need=[KERAS_MODEL, VOCAB, PREPROCESSOR])
-    config, model = load_saved_model(run_dir)
-    if getattr(model, "backbone", None) is not None and hasattr(model, "preprocessor"):
-        model = model.backbone  # the classifier training.train saves
-    return config, model, load_preprocessor(run_dir)
-
-
 def load_preprocessor(run_dir):
     """The run's :class:`~kerasattn.data.preprocessing.TextPreprocessor`;
     :class:`RunError` when its files are missing or damaged."""
-    from kerasattn.data.preprocessing import TextPreprocessor
+    from kerasattn.data.preprocessing import TextPreprocessor  # TensorFlow (its text ops)
 
     try:
         return TextPreprocessor.load(run_dir)
@@ -465,52 +660,9 @@ def load_preprocessor(run_dir):
                        f"read: {e}") from None
 
 
-def evaluate_run(run_dir, data_dir=None, splits=("val", "test"), verbose=0,
-                 same_data=False):
-    """Recompute a run's metrics from its directory: {split: metrics}. The run is opened
-    with :func:`open_run` (a finished run of kerasattn's, its files whole);
-    ``same_data``: also refuse (:class:`RunError`) data that is not what it trained on
-    (before the metrics are to replace the recorded ones)."""
-    from kerasattn.metrics import classification_metrics
-
-    config = open_run(run_dir)
-    ds = load_dataset(config, data_dir)
-    if same_data:
-        check_same_data(run_dir, config, ds)
-    out = {}
-    if config["kind"] == "classical":
-        from kerasattn.models import tfidf as classical
-
-        try:
-            model = classical.load(os.path.join(run_dir, CLASSICAL_MODEL))  # trusted only
-        except classical.UnsafeModelError:
-            raise
-        except Exception as e:  # a damaged skops archive
-            raise RunError(f"{run_dir}/{CLASSICAL_MODEL} cannot be loaded (damaged?): "
-                           f"{e}") from None
-        for s in splits:
-            part = ds.split(s)
-            out[s] = classification_metrics(part.labels, model.predict_proba(part.texts),
-                                            ds.class_names)
-        return out
-    _, model, preprocessor = load_keras_run(run_dir)
-    bs = config["train"]["batch_size"]
-    for s in splits:
-        part = ds.split(s)
-        if config.get("stream"):
-            from kerasattn.data.pipeline import make_stream_dataset
-
-            probs, y = predict_batches(model, make_stream_dataset(part, preprocessor, bs),
-                                       verbose=verbose)
-        else:
-            probs, y = predict_keras(model, part.texts, part.labels, preprocessor, bs, verbose)
-        out[s] = classification_metrics(y, probs, ds.class_names)
-    return out
-
-
 def write_plots(run_dir, title, class_names, test_metrics, roc=None):
     """learning_curves.png, confusion_matrix.png and (binary) roc_curve.png."""
-    from kerasattn import run_plots
+    from kerasattn import run_plots  # matplotlib, switched to Agg: only where plots are drawn
 
     made = []
     history = os.path.join(run_dir, HISTORY)
@@ -521,10 +673,6 @@ def write_plots(run_dir, title, class_names, test_metrics, roc=None):
                                        os.path.join(run_dir, "confusion_matrix.png"),
                                        f"{title} (test)"))
     if roc is not None and len(class_names) == 2:
-        import io
-
-        from kerasattn import ownership
-
         buffer = io.BytesIO()
         np.savez(buffer, labels=roc[0], scores=roc[1])
         ownership.write_bytes(os.path.join(run_dir, TEST_SCORES), buffer.getvalue())

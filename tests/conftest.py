@@ -82,7 +82,7 @@ def learnability_csv(tmp_path, learnable):
 def require_browser():
     """Chromium's path for a browser test; skips without one, but fails under CI (where
     .ci/run installs it), so a browser test can never be skipped silently there."""
-    from kerasattn.interpret import render
+    from tests import render
 
     path = render.find_browser()
     if path is None:

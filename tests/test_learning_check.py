@@ -8,8 +8,10 @@ import time
 import pytest
 
 from benchmarks import accuracy
+from kerasattn.callbacks import DivergenceGuard
 from kerasattn.cli import train
-from kerasattn.metrics import divergence_guard, diverged_message, learning_check
+from kerasattn.metrics import learning_check
+from kerasattn.training.diagnostics import diverged_message
 from tests.conftest import learnability_csv as _csv, train_in_process, write
 
 
@@ -44,12 +46,12 @@ def test_the_divergence_guard_stops_at_the_first_loss_that_is_not_finite():
     x[4:6] = np.inf  # the third batch of two
     model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
     model.compile("sgd", "mse")
-    guard = divergence_guard()
+    guard = DivergenceGuard()
     history = model.fit(x, np.zeros(8), batch_size=2, epochs=3, shuffle=False,
                         callbacks=[guard], verbose=0)
     assert guard.diverged == (1, 3) and len(history.history["loss"]) == 1
     assert "step 3 of epoch 1" in diverged_message(guard, "here")
-    clean = divergence_guard()
+    clean = DivergenceGuard()
     model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
     model.compile("sgd", "mse")
     history = model.fit(x[:4], np.zeros(4), batch_size=2, epochs=3, callbacks=[clean],
@@ -282,7 +284,7 @@ def test_the_zoo_s_callbacks_live_in_one_module_and_extend_keras_s():
     from kerasattn import callbacks, metrics
     from kerasattn.training import resume
 
-    assert isinstance(metrics.divergence_guard(), keras.callbacks.TerminateOnNaN)
+    assert issubclass(callbacks.DivergenceGuard, keras.callbacks.TerminateOnNaN)
     assert isinstance(metrics.time_limit(5), callbacks.TimeLimit)
     assert resume.ResumableEarlyStopping is callbacks.ResumableEarlyStopping
     assert issubclass(callbacks.AtomicModelCheckpoint, keras.callbacks.ModelCheckpoint)

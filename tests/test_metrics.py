@@ -73,7 +73,7 @@ def test_early_stopping_replay_by_hand():
 def test_out_of_memory_is_told_from_other_errors_and_said_in_one_line():
     import tensorflow as tf
 
-    from kerasattn.metrics import out_of_memory, out_of_memory_message
+    from kerasattn.training.diagnostics import out_of_memory, out_of_memory_message
     from tests.conftest import JaxRuntimeError
 
     jax_oom = JaxRuntimeError(

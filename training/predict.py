@@ -1,11 +1,8 @@
-"""``python -m training.predict``: the same command as ``kerasattn predict`` (:mod:`kerasattn.cli.predict`),
-loaded without the ``kerasattn`` package (see :func:`training.standalone`)."""
+"""``python -m training.predict``: the same command as ``kerasattn predict`` (:mod:`kerasattn.cli.predict`)."""
 
 import sys
 
-from training import standalone
-
-main = standalone("predict").main
+from kerasattn.cli.predict import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -64,7 +64,7 @@ def main(argv=None):
         args.split = [] if args.faithfulness else ["val", "test"]
     attention_faithfulness.check_flags(p, args, "--faithfulness-sample")
 
-    from kerasattn import runs
+    from kerasattn import evaluation, run_data, runs  # Keras and TensorFlow: after parsing
     from kerasattn.models.tfidf import UnsafeModelError
     from kerasattn.data.datasets import DatasetError
     from kerasattn.metrics import format_metrics
@@ -77,10 +77,11 @@ def main(argv=None):
     writes = args.write or args.faithfulness
     try:
         if writes and not args.split:  # metrics.json is replaced: only on the run's own data
-            runs.check_same_data(args.run, config, runs.load_dataset(config, args.data_dir))
+            run_data.check_same_data(args.run, config,
+                                     run_data.load_dataset(config, args.data_dir))
         # --write replaces recorded metrics: refused when the data is not the run's own
-        results = runs.evaluate_run(args.run, args.data_dir, tuple(args.split), verbose=1,
-                                    same_data=writes) if args.split else {}
+        results = evaluation.evaluate_run(args.run, args.data_dir, tuple(args.split),
+                                          verbose=1, same_data=writes) if args.split else {}
         report = None
         if args.faithfulness:
             report = attention_faithfulness.measure_faithfulness(args.run, args.faithfulness_sample,

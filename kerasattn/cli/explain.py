@@ -30,6 +30,7 @@ import argparse
 import os
 import sys
 
+from kerasattn import runs
 from kerasattn.cli.parsing import (ArgumentParser, output_file_error, port_number, positive_int,
                                    read_text_lines, utf8_text)
 
@@ -84,13 +85,13 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True,
             attribution="integrated_gradients", steps=50):
     """Write a run's page (and heatmaps) for ``texts``: :func:`kerasattn.interpret.report.
     write_report` on the run's model; returns (html path, png paths)."""
-    from kerasattn import runs
-    from kerasattn.interpret.report import write_report
+    from kerasattn.interpret.report import write_report  # Keras and TensorFlow: after parsing
 
-    config, model, pre = runs.load_keras_run(run_dir)
-    return write_report(model, pre, texts, output, config.get("class_names"),
-                        f"{config['model']} on {config['dataset']}", max_tokens, heatmaps,
-                        attribution, steps)
+    run = runs.load_run(run_dir)
+    return write_report(run.backbone, run.preprocessor, texts, output,
+                        run.config.get("class_names"),
+                        f"{run.config['model']} on {run.config['dataset']}", max_tokens,
+                        heatmaps, attribution, steps)
 
 
 def _error(message):
@@ -100,7 +101,6 @@ def _error(message):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    from kerasattn import runs
     from kerasattn.preset_dirs import METADATA
 
     saved = args.serve and (args.run.endswith(".keras") and os.path.isfile(args.run)

@@ -11,7 +11,8 @@ writes a run directory with every split's token ids; ``fit`` (any backend: JAX o
 PyTorch on an accelerator machine without TensorFlow) trains it and completes the run
 directory as ``training.train`` does. ``prepare --jobs FILE`` prepares one run a line
 (its name, then ``training.train``'s arguments). Argument parsing only: the work is
-:mod:`kerasattn.training.prepared`'s.
+:mod:`kerasattn.training.prepared`'s (prepare), :mod:`kerasattn.training.portable_fit`'s
+(fit) and :mod:`kerasattn.training.parallel`'s (fit --parallel).
 """
 
 import os
@@ -20,7 +21,7 @@ import sys
 from kerasattn.cli.parsing import (ArgumentParser, integer, length, plain, positive_float,
                                    positive_int)
 
-BUCKET_STEP = 64  # kerasattn.training.prepared.BUCKET_STEP (not imported: --help stays fast)
+BUCKET_STEP = 64  # kerasattn.training.buckets.BUCKET_STEP (not imported: --help stays fast)
 
 
 def build_fit_parser():
@@ -74,7 +75,6 @@ def main(argv=None):
     p = build_fit_parser()
     args = p.parse_args(argv[1:])
     from kerasattn import runs
-    from kerasattn.training import prepared
     from kerasattn.training.errors import ConfigError
 
     for k, run_dir in enumerate(args.run):  # every run is there before any is fitted
@@ -87,14 +87,18 @@ def main(argv=None):
         flags = ["--mixed-precision", args.mixed_precision, "--verbose", str(args.verbose),
                  "--bucket-step", str(args.bucket_step),
                  *(["--time-limit", repr(args.time_limit)] if args.time_limit else [])]
-        return 1 if prepared.fit_parallel(args.run, min(args.parallel, len(args.run)), flags) else 0
-    from kerasattn.metrics import DivergedError, out_of_memory, out_of_memory_message
+        from kerasattn.training import parallel  # after parsing: --help stays fast
+
+        return 1 if parallel.fit_parallel(args.run, min(args.parallel, len(args.run)), flags) else 0
+    from kerasattn.training import portable_fit  # Keras and its backend: after parsing
+    from kerasattn.training.diagnostics import out_of_memory, out_of_memory_message
+    from kerasattn.training.errors import DivergedError
 
     failed = 0
     for run_dir in args.run:  # one run that diverges or runs out of memory: the others fit
         try:
-            prepared.fit(run_dir, args.mixed_precision, args.verbose, args.time_limit,
-                         args.bucket_step)
+            portable_fit.fit(run_dir, args.mixed_precision, args.verbose, args.time_limit,
+                             args.bucket_step)
         except ConfigError as e:
             raise SystemExit(f"error: {e}") from None
         except DivergedError as e:

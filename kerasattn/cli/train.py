@@ -46,8 +46,8 @@ def train(argv=None):
 
 def main(argv=None):
     from kerasattn.data.datasets import DatasetError
-    from kerasattn.metrics import (DivergedError, disk_full, out_of_memory,
-                                   out_of_memory_message)
+    from kerasattn.training.diagnostics import disk_full, out_of_memory, out_of_memory_message
+    from kerasattn.training.errors import DivergedError
 
     from kerasattn.cli.parsing import quiet_after_disk_full
 

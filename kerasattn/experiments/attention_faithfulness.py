@@ -10,9 +10,12 @@ and the trained run's own record under ``"run"``."""
 
 import datetime
 import os
+import re
 import time
 
-from kerasattn import provenance
+import numpy as np
+
+from kerasattn import provenance, run_data, runs
 from kerasattn.experiments import common
 from kerasattn.experiments.common import ExperimentError, _write
 
@@ -46,16 +49,12 @@ def faithfulness_sample(config, size=FAITHFULNESS_SAMPLE, seed=0, data_dir=None,
     """(texts, labels) of ``size`` texts of a run's ``split`` drawn without replacement
     by ``numpy.random.default_rng(seed)`` (all of them when the split is smaller), in
     order of length (fewer padded tokens per batch; the means do not depend on it)."""
-    import numpy as np
-
-    from kerasattn import runs
-
     if config.get("stream"):
         raise ValueError("faithfulness needs the test texts in memory; this run streamed "
                          "its dataset")
     if size < 1:
         raise ValueError(f"the faithfulness sample needs at least one text, got {size}")
-    part = runs.load_dataset(config, data_dir).split(split)
+    part = run_data.load_dataset(config, data_dir).split(split)
     n = len(part.texts)
     rng = np.random.default_rng(seed)
     chosen = np.sort(rng.choice(n, size=min(size, n), replace=False))
@@ -68,13 +67,14 @@ def measure_faithfulness(run_dir, size=FAITHFULNESS_SAMPLE, seed=0,
                          random_draws=5, num_permutations=20, batch_size=32):
     """:func:`~kerasattn.interpret.faithfulness_report` of a Keras run on its
     :func:`faithfulness_sample`: the record stored under ``"faithfulness"``."""
-    from kerasattn import runs
+    # Keras and TensorFlow: measured after a command's flags are parsed
     from kerasattn.interpret.faithfulness import DEFAULT_KS, faithfulness_report
 
-    config, model, pre = runs.load_keras_run(run_dir)
-    texts, labels = faithfulness_sample(config, size, seed, data_dir)
+    run = runs.load_run(run_dir)
+    texts, labels = faithfulness_sample(run.config, size, seed, data_dir)
     start = time.perf_counter()
-    rows = faithfulness_report(model, texts, labels, pre, methods=methods, seed=seed,
+    rows = faithfulness_report(run.backbone, texts, labels, run.preprocessor, methods=methods,
+                               seed=seed,
                                random_draws=random_draws, steps=steps,
                                num_permutations=num_permutations, batch_size=batch_size)
     return {"split": "test", "documents": len(texts), "seed": seed, "ig_steps": steps,
@@ -145,8 +145,6 @@ def family_of(model):
 def _paired(a, b):
     """Mean of a − b over the documents where both are finite, and its 95% half-width
     (1.96 standard errors of the paired differences)."""
-    import numpy as np
-
     d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
     d = d[np.isfinite(d)]
     if len(d) < 2:
@@ -163,9 +161,7 @@ def faithfulness_of_run(run_dir, sample=FAITHFULNESS_SAMPLE, seed=0,
     --faithfulness``, same figures) with the seconds each method took, Kendall τ of every
     method against leave-one-out too, and paired differences (attention − each other
     method, each method − random) per document."""
-    import numpy as np
-
-    from kerasattn import runs
+    # Keras and TensorFlow (interpret), scikit-learn (metrics): measured after parsing
     from kerasattn.interpret.attributions import (METHODS, applicable_methods,
                                                   explain_tokens, predict_probabilities,
                                                   prepare_documents)
@@ -174,9 +170,10 @@ def faithfulness_of_run(run_dir, sample=FAITHFULNESS_SAMPLE, seed=0,
                                                   erasure, permutation_test, pooling_layers,
                                                   random_erasure, rank_agreement)
 
-    config, model, pre = runs.load_keras_run(run_dir)
+    run = runs.load_run(run_dir)
+    config = run.config
     texts, labels = faithfulness_sample(config, sample, seed, data_dir)
-    model, docs, _, _ = prepare_documents(model, texts, pre)
+    model, docs, _, _ = prepare_documents(run.backbone, texts, run.preprocessor)
     methods = [m for m in METHODS if m in applicable_methods(model)]
     ks = DEFAULT_KS
     rows, explanations, curves = [], {}, {}
@@ -243,8 +240,6 @@ def faithfulness_of_run(run_dir, sample=FAITHFULNESS_SAMPLE, seed=0,
 
 def _dataset_stem(dataset):
     """A file-name part for a dataset: its name, or for csv:PATH / jsonl:PATH the file's."""
-    import re
-
     if ":" in dataset:
         kind, path = dataset.split(":", 1)
         dataset = f"{kind}_{os.path.splitext(os.path.basename(path))[0]}"
@@ -501,8 +496,6 @@ def faithfulness(run_dirs, output_dir, results_dir, data_dir=None, limit=None, d
                  sample=FAITHFULNESS_SAMPLE, seed=0, ig_steps=FAITHFULNESS_IG_STEPS, seeds=1,
                  random_draws=FAITHFULNESS_RANDOM_DRAWS,
                  permutations=FAITHFULNESS_PERMUTATIONS):
-    from kerasattn import runs
-
     started = time.perf_counter()
     whole = provenance.started(seed=seed)
     given = bool(run_dirs)

@@ -11,6 +11,9 @@ import os
 import subprocess
 import sys
 
+from kerasattn import ownership, run_data, runs
+from kerasattn.training.arguments import config_of
+
 # relative to the working directory: the checkout's benchmarks/results when run from it
 RESULTS = os.path.join("benchmarks", "results")
 # where runs trained by an experiment go by default
@@ -22,14 +25,13 @@ class ExperimentError(ValueError):
 
 
 def _run_and_texts(run_dir, split, data_dir, limit):
-    """(config, model, preprocessor, texts of ``split`` sorted by length) of a Keras run."""
-    from kerasattn import runs
-
-    config, model, pre = runs.load_keras_run(run_dir)
-    part = runs.load_dataset(config, data_dir).split(split)
+    """(config, model on token ids, preprocessor, texts of ``split`` sorted by length) of
+    a Keras run (:func:`kerasattn.runs.load_run`)."""
+    run = runs.load_run(run_dir)
+    part = run_data.load_dataset(run.config, data_dir).split(split)
     texts = part.texts[:limit] if limit else part.texts
     # similar lengths in a batch pad less; the order does not change the means
-    return config, model, pre, sorted(texts, key=lambda t: len(t.split()))
+    return run.config, run.backbone, run.preprocessor, sorted(texts, key=lambda t: len(t.split()))
 
 
 
@@ -45,9 +47,6 @@ def _progress(items, bar):
 
 
 def _run_training(cli, name, output_dir):
-    from kerasattn import runs
-    from kerasattn.training.arguments import config_of
-
     run_dir = os.path.join(output_dir, name)
     if runs.finished_run_of(run_dir, config_of(cli)):
         print(f"reusing {run_dir} (a finished run of the same command)", flush=True)
@@ -72,7 +71,7 @@ def over_seeds(records):
     number, ``accuracy_std`` (the sample standard deviation over seeds; None for one
     seed), each seed's accuracy, best epochs and commands; the first seed's run directory
     (and every seed's in ``run_dirs``)."""
-    from kerasattn.metrics import mean_std
+    from kerasattn.metrics import mean_std  # scikit-learn: slow to import for --help
 
     out = dict(records[0])
     for key, value in records[0].items():
@@ -107,8 +106,6 @@ def _seeds_note(seeds):
 
 def _records(results_dir, name):
     """(path, records so far) of an experiment's JSON in ``results_dir`` (created)."""
-    from kerasattn import runs
-
     os.makedirs(results_dir, exist_ok=True)
     path = os.path.join(results_dir, name)
     return path, runs.read_json(path) if os.path.exists(path) else {}
@@ -117,8 +114,6 @@ def _records(results_dir, name):
 def _write(path, lines):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     text = "\n".join(lines) + "\n"
-    from kerasattn import ownership
-
     ownership.write_text(path, text)  # whole, following no link
     return text
 

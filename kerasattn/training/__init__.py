@@ -10,8 +10,8 @@ For training in your own script on lists of strings, use
 :class:`kerasattn.TextClassifier`; this path is for reproducible run
 directories (``kerasattn train``, ``kerasattn reproduce``, the benchmarks).
 
-Loaded lazily (PEP 562), as the package is: :mod:`kerasattn.training.prepared`'s
-``fit`` runs where TensorFlow is missing, and importing it must not import the rest.
+Loaded lazily (PEP 562), as the package is: :mod:`kerasattn.training.portable_fit`
+runs where TensorFlow is missing, and importing it must not import the rest.
 """
 
 import importlib

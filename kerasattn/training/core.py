@@ -1,7 +1,7 @@
 """The training core every run-directory path shares.
 
 :func:`kerasattn.training.train` (tf.data batches, one process or a multi-worker
-loop) and :func:`kerasattn.training.prepared.fit` (token ids prepared elsewhere,
+loop) and :func:`kerasattn.training.portable_fit.fit` (token ids prepared elsewhere,
 any Keras backend) differ only in how they feed batches. Everything else is
 here, once: the run's callbacks (best-epoch checkpoint, history, divergence
 guard, early stopping, time limit), the best epoch restored, the validation
@@ -12,6 +12,9 @@ assembled, and the finished run written and reported.
 import dataclasses
 import os
 import time
+
+from kerasattn.training.diagnostics import diverged_message
+from kerasattn.training.errors import DivergedError
 
 
 @dataclasses.dataclass
@@ -66,14 +69,13 @@ def fit_and_evaluate(model, fit, predict, run_dir, class_names, *, what, early_s
 
     Returns:
         ``(best model, FitResult)``. Raises
-        :class:`kerasattn.metrics.DivergedError` when the loss diverged.
+        :class:`kerasattn.training.errors.DivergedError` when the loss diverged.
     """
     import keras
 
     from kerasattn import callbacks as callbacks_
     from kerasattn import runs
-    from kerasattn.metrics import (DivergedError, classification_metrics, diverged_message,
-                                   time_limit_record)
+    from kerasattn.metrics import classification_metrics, time_limit_record
 
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
     history_path = os.path.join(run_dir, runs.HISTORY)

@@ -9,7 +9,8 @@ directory (resumes an interrupted run of the same configuration, never
 overwrites a finished one), builds the vocabulary on the training split, trains
 with ``model.fit`` on bucketed tf.data batches (or, for ``distribution=
 "multiworker"``, :func:`kerasattn.training.distributed.fit`), keeps the best epoch by
-validation accuracy, and writes the run directory (see :mod:`kerasattn.runs`):
+validation accuracy, and writes the run directory (see :mod:`kerasattn.runs`, which
+also claims and locks it):
 config, vocabulary, best model, history, TensorBoard logs, plots and, last,
 ``metrics.json``. Classical presets (``nb``, ``lr``) go through the same path.
 ``python -m training.train`` / ``kerasattn train`` parse flags into a
@@ -18,10 +19,22 @@ config, vocabulary, best model, history, TensorBoard logs, plots and, last,
 
 import json
 import os
-import shutil
 import time
+import warnings
 
-from kerasattn.training import core
+import keras
+import tensorflow as tf
+
+from kerasattn import (embeddings, heads, models, ownership, prediction, provenance, recipes,
+                       run_data, runs)
+from kerasattn.callbacks import AtomicBackupAndRestore
+from kerasattn.data import datasets
+from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
+from kerasattn.data.preprocessing import TextPreprocessor
+from kerasattn.metrics import classification_metrics
+from kerasattn.models import tfidf as classical
+from kerasattn.tasks import TextClassifier
+from kerasattn.training import core, distributed, resume
 from kerasattn.training.config import ConfigError
 
 
@@ -30,10 +43,6 @@ def _print(msg):
 
 
 def _train_classical(config, ds, run_dir):
-    from kerasattn import models, runs
-    from kerasattn.models import tfidf as classical
-    from kerasattn.metrics import classification_metrics
-
     options = {**config.preprocessor_options(), "max_length": None}
     model = models.get(config.model, num_classes=ds.num_classes,
                        preprocessor_config=options, **config.model_overrides)
@@ -49,21 +58,11 @@ def _train_classical(config, ds, run_dir):
 
 
 def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=False):
-    import keras
-    import tensorflow as tf
-
-    from kerasattn import heads, models, recipes, runs
-    from kerasattn.training import resume
-    from kerasattn.data.pipeline import batches_per_epoch, make_dataset, make_stream_dataset
-    from kerasattn.data.preprocessing import TextPreprocessor
-
     train = config.train
     preset = models.get_preset(config.model)
     streamed = config.stream
     multiworker = config.distribution == "multiworker"
     if multiworker:  # every worker, resuming or not: they must start at the same epoch
-        from kerasattn.training import distributed
-
         resuming = distributed.agree_on_resume(strategy, run_dir) > 0
     if resuming:
         pre = TextPreprocessor.load(run_dir)
@@ -117,8 +116,6 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
                               f"{json.dumps(runs.as_json(config.model_overrides))}: {e}") \
                 from None
         if config.embeddings:
-            from kerasattn import embeddings
-
             found = embeddings.load_into(model, config.embeddings, pre.vocabulary,
                                          seed=config.seed)
             log(f"embeddings from {config.embeddings}: {found:,} of "
@@ -147,8 +144,6 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     past = resume.read_history(history_path) if fitted else \
         resume.truncate_history(history_path, done) if resuming else []
     if streamed:
-        import warnings
-
         # Keras learns the number of batches of a stream at the end of its first
         # epoch and warns that the data "ran out"; nothing is interrupted.
         warnings.filterwarnings("ignore", message="Your input ran out of data")
@@ -159,8 +154,6 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
 
     def fit(callbacks):
         if multiworker:
-            from kerasattn.training import distributed
-
             distributed.fit(model, strategy, train_ds, val_ds, train.epochs, callbacks,
                             verbose)
         else:
@@ -171,11 +164,11 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
         part = ds.split(split)
         if streamed:
             log(f"predicting the {split} split (streamed) ...")
-            return runs.predict_batches(model, make_stream_dataset(part, pre, bs),
-                                        verbose=0 if verbose == 0 else 1)
+            return prediction.predict_batches(model, make_stream_dataset(part, pre, bs),
+                                              verbose=0 if verbose == 0 else 1)
         log(f"predicting the {split} split ({len(part):,} texts) ...")
-        return runs.predict_keras(model, part.texts, part.labels, pre, bs,
-                                  verbose=0 if verbose == 0 else 1)
+        return prediction.predict_keras(model, part.texts, part.labels, pre, bs,
+                                        verbose=0 if verbose == 0 else 1)
 
     def after_fit(epochs_run, seconds, cut):
         resume.write_fit_done(run_dir, epochs_run=epochs_run, train_seconds=seconds,
@@ -185,8 +178,6 @@ def _train_keras(config, ds, run_dir, log, verbose, strategy=None, resuming=Fals
     # an epoch's backup is written after its checkpoint and history row; kept after fit,
     # deleted once metrics.json is written, so that a crash while predicting or writing
     # does not send the run back to epoch 1); a resumed run gets the whole time limit again
-    from kerasattn.callbacks import AtomicBackupAndRestore
-
     backup = AtomicBackupAndRestore(resume.backup_dir(run_dir), double_checkpoint=True,
                                     delete_checkpoint=False)
     best, result = core.fit_and_evaluate(
@@ -210,9 +201,6 @@ def save_classifier(run_dir, config, backbone, preprocessor):
     ``keras.saving.load_model`` gives a :class:`~kerasattn.TextClassifier` on raw strings
     and :meth:`~kerasattn.TextClassifier.from_run` is that load. Written aside and
     renamed: a crash leaves the backbone, which loads as well."""
-    from kerasattn import heads, runs
-    from kerasattn.tasks import TextClassifier
-
     if isinstance(backbone, TextClassifier):  # resumed after it was saved: nothing to do
         return
     clf = TextClassifier.of_run(config, backbone, preprocessor)
@@ -226,12 +214,10 @@ def save_classifier(run_dir, config, backbone, preprocessor):
     if os.path.lexists(aside):
         os.remove(aside)  # left by an interrupted save (a link is removed, not followed)
     clf.save(aside)
-    from kerasattn import ownership
-
     ownership.rename(aside, path)
 
 
-# -- the run directory ------------------------------------------------------------
+# -- the run directory: chosen here, claimed and locked by kerasattn.runs ---------------
 def check_run_name(name):
     """Raise :class:`ConfigError` for a run name that is not one directory name."""
     if name is not None and (not name or name in (".", "..") or "/" in name
@@ -240,214 +226,55 @@ def check_run_name(name):
                           "--output-dir (no '/', '.' or '..')")
 
 
-def unfinished_runs(output_dir, config):
-    """Unfinished run directories under ``output_dir`` of this same configuration (with a
-    backup to resume, or killed before their first epoch's backup), oldest first."""
-    from kerasattn import runs
-
-    if not os.path.isdir(output_dir):
-        return []
-    found = []
-    for name in os.listdir(output_dir):
-        d = os.path.join(output_dir, name)
-        if os.path.isdir(d) and not os.path.exists(os.path.join(d, runs.METRICS)) \
-                and config.same_run(d):
-            found.append(d)
-    return sorted(found, key=os.path.getmtime)
-
-
 def run_directory(config, output_dir="runs", run_name=None, restart=False):
     """The run directory: ``run_name``, else the newest unfinished run of the same
-    configuration (to resume it), else a new timestamped one. Workers other than the
-    chief of a multi-worker run write into ``worker-N`` inside it."""
+    configuration (:func:`kerasattn.runs.unfinished_runs`, to resume it), else a new
+    timestamped one. Workers other than the chief of a multi-worker run write into
+    ``worker-N`` inside it."""
     check_run_name(run_name)
     if run_name:
         run_dir = os.path.join(output_dir, run_name)
     else:
-        unfinished = [] if restart else unfinished_runs(output_dir, config)
+        unfinished = [] if restart else runs.unfinished_runs(output_dir, config)
         run_dir = unfinished[-1] if unfinished else os.path.join(
             output_dir, f"{config.model}-{config.dataset.replace(':', '_').replace('/', '_')}-"
                         f"{time.strftime('%Y%m%d-%H%M%S')}")
     if config.distribution == "multiworker":
-        from kerasattn.training import distributed
-
         task_type, task_id, _ = distributed.cluster()
         if not distributed.is_chief(task_type, task_id):
             run_dir = os.path.join(run_dir, f"{task_type}-{task_id}")
     return os.path.abspath(run_dir)
 
 
-def _is_worker_dir(name):
-    return name.startswith(("worker-", "chief-"))
-
-
-def _clear_run_dir(run_dir, log=None):
-    """Delete an unfinished or replaced run's own files: the names a run writes
-    (:data:`kerasattn.runs.RUN_FILES`), not the lock this process holds, the marker, the
-    directories of other workers, nor any file of someone else's (named in ``log``)."""
-    from kerasattn import ownership, runs
-
-    kept = []
-    for name in sorted(os.listdir(run_dir)):
-        path = os.path.join(run_dir, name)
-        if name in (runs.LOCK, ownership.MARKER) or _is_worker_dir(name):
-            continue
-        if name not in runs.RUN_FILES and not runs._is_temporary(name):
-            kept.append(name)
-            continue
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path)
-        else:
-            os.remove(path)
-    if kept and log:
-        log(f"  kept in {run_dir} (not kerasattn's): {', '.join(kept)}")
-
-
-def _links_inside(run_dir):
-    """The symbolic links inside ``run_dir`` (relative paths; other workers' directories
-    not searched)."""
-    found = []
-    for root, dirs, files in os.walk(run_dir):
-        if root == run_dir:
-            dirs[:] = [d for d in dirs if not _is_worker_dir(d)]
-        for name in dirs + files:
-            if os.path.islink(os.path.join(root, name)):
-                found.append(os.path.relpath(os.path.join(root, name), run_dir))
-    return sorted(found)
-
-
 def claim_run_dir(config, run_dir, restart=False, overwrite=False, log=_print):
-    """Check what ``run_dir`` holds, take its lock and make it ready. Returns ``(state,
-    created, lock)``: state is "new", "resume" (a backup of this same configuration) or
-    "finished" (a finished run of this same configuration: nothing to train); lock is
-    the :class:`kerasattn.runs.RunLock` the caller holds while it writes (one writer per
-    run directory; released when the process ends, however it ends). Raises
-    ConfigError, before anything is changed, for a directory another process is
-    writing, a finished run of another configuration (unless ``overwrite``), an
-    unfinished run of another configuration (unless ``restart``), a run of this
-    configuration on other data (``config.data_fingerprint``: which file or split
-    changed), or a directory kerasattn did not make as a run directory (its marker,
-    :mod:`kerasattn.ownership`; a run made before markers is recognised by its files):
-    such a directory is never resumed, restarted, overwritten or written into."""
-    from kerasattn import ownership, runs
-
-    created = False
-    if os.path.islink(run_dir):
-        raise ConfigError(f"{run_dir} is a symbolic link; kerasattn writes no run through "
-                          "one (nothing was touched): choose another --run-name or "
-                          "--output-dir")
-    if not os.path.exists(run_dir):
-        try:
-            ownership.make_dir(run_dir, "run")
-            created = True
-        except FileExistsError:
-            pass  # made meanwhile: another worker of a multi-worker run made its worker-N in it
-        except OSError as e:
-            raise ConfigError(f"cannot create the run directory {run_dir}: "
-                              f"{e.strerror or e}") from None
-    if not os.path.isdir(run_dir):
-        raise ConfigError(f"{run_dir} is a file, not a run directory")
-    if not os.access(run_dir, os.W_OK | os.X_OK):
-        raise ConfigError(f"the run directory {run_dir} is not writable")
-    other_files = [n for n in os.listdir(run_dir)
-                   if not _is_worker_dir(n) and n not in (runs.LOCK, ownership.MARKER)
-                   and not ownership.is_temporary(n)]
-    if ownership.read_marker(run_dir) is None and (other_files or os.path.lexists(
-            os.path.join(run_dir, ownership.MARKER))):
-        try:
-            ownership.require_owned(run_dir, "run", runs.is_legacy_run)
-        except ownership.OwnershipError:
-            raise ConfigError(
-                f"{run_dir} is not a kerasattn run directory (no {ownership.MARKER} marker, "
-                "and files a run does not write); nothing was touched: choose another "
-                "--run-name or --output-dir") from None
-    elif ownership.read_marker(run_dir) is not None:
-        try:
-            ownership.require_owned(run_dir, "run")
-        except ownership.OwnershipError as e:
-            raise ConfigError(str(e)) from None
-    links = _links_inside(run_dir)
-    if links:
-        raise ConfigError(f"{run_dir} holds a symbolic link ({links[0]}); kerasattn writes "
-                          "no file through one and touched nothing: remove it, or choose "
-                          "another --run-name")
-    has_config = os.path.exists(os.path.join(run_dir, runs.CONFIG))
+    """:func:`kerasattn.runs.claim_run_dir` for training: ``(state, created, lock)``,
+    state "new", "resume" (an interrupted run of this same configuration with a backup
+    to resume from, repaired if its last write was cut off) or "finished" (nothing to
+    train); an interrupted run killed before its first epoch's backup is started
+    again ("new"). Its refusals are raised as :class:`ConfigError`, before anything is
+    changed (see there)."""
     try:
-        lock = runs.RunLock.acquire(run_dir)
-    except runs.RunDirectoryLocked as e:
+        state, created, lock = runs.claim_run_dir(config, run_dir, restart, overwrite, log)
+    except runs.ClaimError as e:
         raise ConfigError(str(e)) from None
-    try:
-        if ownership.read_marker(run_dir) is None:  # empty, or a run made before markers
-            ownership.write_marker(run_dir, "run")
-        for name in os.listdir(run_dir):  # files a killed write left beside their place
-            if ownership.is_temporary(name):
-                os.remove(os.path.join(run_dir, name))
-        state = _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, log)
-    except BaseException:
-        lock.release()
-        raise
+    if state == "unfinished":
+        try:
+            state = _resume_or_start_again(run_dir, log)
+        except BaseException:
+            lock.release()
+            raise
     return state, created, lock
 
 
-def _other_data(config, run_dir, what, remedy):
-    """ConfigError naming what changed when ``run_dir``'s run (``what``) trained on
-    other data than ``config.data_fingerprint``; None when the same (or not recorded)."""
-    from kerasattn import runs
-
-    stored = runs.read_json(os.path.join(run_dir, runs.CONFIG)).get("data_fingerprint")
-    changes = runs.fingerprint_changes(stored, config.data_fingerprint or {})
-    if not changes:
-        return None
-    return ConfigError(f"{run_dir} holds {what} of this command on other data: "
-                       f"{'; '.join(changes)}; {remedy}")
-
-
-def _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, log):
-    from kerasattn import runs
-    from kerasattn.training import resume
-
-    differ = config.differences(run_dir) if has_config else None
-    same = differ == []
-    # what differs, for the refusals below
-    which = (f"it differs in {', '.join(differ)}" if differ
-             else "see its config.json")
-    if os.path.exists(os.path.join(run_dir, runs.METRICS)):
-        if overwrite:
-            _clear_run_dir(run_dir, log)
-            log(f"--overwrite: deleted the finished run in {run_dir}")
-            return "new"
-        if same:
-            error = _other_data(config, run_dir, "a finished run",
-                                "pass --overwrite to train it again on this data, or "
-                                "choose another --run-name")
-            if error:
-                raise error
-            return "finished"
-        raise ConfigError(
-            f"{run_dir} holds a finished run of a different command ({which}); "
-            "choose another --run-name, or pass --overwrite to replace it")
-    if not other_files:
-        return "new"
-    if restart:
-        _clear_run_dir(run_dir, log)
-        log(f"--restart: deleted the unfinished run in {run_dir}; starting from epoch 1")
-        return "new"
-    if not same:
-        raise ConfigError(
-            f"{run_dir} holds an interrupted run of a different command ({which}); "
-            "resume it with that command, pass --restart to discard it, or choose another "
-            "--run-name")
-    error = _other_data(config, run_dir, "an interrupted run",
-                        "restore that data to resume it, pass --restart to train from "
-                        "epoch 1 on this data, or choose another --run-name")
-    if error:
-        raise error
+def _resume_or_start_again(run_dir, log):
+    """"resume" for the interrupted run in ``run_dir`` (locked) when its backup holds an
+    epoch, else "new" (its files deleted)."""
     repaired = resume.repair_backup(run_dir)
     if repaired:
         log(repaired)
     epochs = resume.backed_up_epochs(run_dir)
     if not epochs:  # killed before its first epoch ended: nothing to keep
-        _clear_run_dir(run_dir, log)
+        runs.clear_run_dir(run_dir, log)
         log(f"the interrupted run in {run_dir} had not finished an epoch; starting it again")
         return "new"
     log(f"resuming the interrupted run in {run_dir} after epoch {epochs} "
@@ -457,9 +284,6 @@ def _claim_locked(config, run_dir, has_config, other_files, restart, overwrite, 
 
 def _finished(run_dir, log):
     """The metrics of a finished run of this same configuration (nothing is trained)."""
-    from kerasattn import runs
-    from kerasattn.training import resume
-
     resume.delete_backup(run_dir)  # killed after metrics.json was written
     log(f"{run_dir} already holds this finished run; nothing to do (--overwrite to "
         "train it again)")
@@ -469,11 +293,8 @@ def _finished(run_dir, log):
 def load_data(config, data_dir=None, download=True):
     """The run's dataset (streamed if configured), split as the run splits it; bad
     data raises a ``DatasetError``, other bad values :class:`ConfigError`."""
-    from kerasattn import runs
-    from kerasattn.data import datasets
-
     try:  # one place splits a run's data, for training and for evaluate, explain, reproduce
-        return runs.load_dataset(config.to_json(), data_dir=data_dir, download=download)
+        return run_data.load_dataset(config.to_json(), data_dir=data_dir, download=download)
     except datasets.DatasetError:
         raise
     except ValueError as e:
@@ -501,11 +322,6 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
     Raises:
         ConfigError, DatasetError: before anything is written.
     """
-    import keras
-
-    from kerasattn import recipes, runs
-    from kerasattn.data import datasets
-
     check_run_name(run_name)
     if config.distribution == "multiworker":
         if config.kind == "classical":
@@ -515,8 +331,6 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
             raise ConfigError("--distribution multiworker needs --run-name (the same on "
                               "every worker)")
         if strategy is None:
-            from kerasattn.training import distributed
-
             try:
                 strategy = distributed.make_strategy()  # before any other TensorFlow op
             except ValueError as e:
@@ -527,8 +341,6 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise ConfigError(f"--output-dir {output_dir!r} is a file, not a directory")
     if config.deterministic:
-        import tensorflow as tf
-
         tf.config.experimental.enable_op_determinism()
     keras.utils.set_random_seed(config.seed)
     config = config.replace(dtype_policy=recipes.set_precision(config.mixed_precision))
@@ -544,8 +356,6 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
         else datasets.verification_enabled())
 
     if config.embeddings:  # a bad vectors file is refused before a directory is made
-        from kerasattn import embeddings
-
         try:
             embeddings.check_file(config.embeddings, config.model_config.get("embedding_dim"))
         except OSError as e:
@@ -566,9 +376,6 @@ def train(config, output_dir="runs", run_name=None, data_dir=None, download=True
 
 def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy, log):
     """:func:`train` once the run directory is claimed and locked."""
-    from kerasattn import provenance, runs
-    from kerasattn.training import resume
-
     started = provenance.started(config.command or None, config.seed)
     log(ds.summary())
     for note in ds.notes:
@@ -596,8 +403,6 @@ def _train_claimed(config, ds, run_dir, state, created, sizes, verbose, strategy
                                               strategy=strategy, resuming=state == "resume")
     except ConfigError:
         if created and not resume.backed_up_epochs(run_dir):
-            from kerasattn import ownership
-
             ownership.remove_dir(run_dir, "run")  # nothing was trained: leave nothing behind
         raise
 

@@ -213,7 +213,7 @@ def test_a_dataset_with_its_own_validation_split_keeps_it_and_says_so(tmp_path):
 def test_a_grouped_run_is_evaluated_on_the_split_it_was_trained_with(tmp_path):
     """training.evaluate rebuilds the run's split from config.json: the same validation
     texts, so the same validation metrics, as the run recorded."""
-    from kerasattn import runs
+    from kerasattn import evaluation, run_data, runs
     from kerasattn.cli import train
 
     rng = np.random.default_rng(0)
@@ -228,7 +228,7 @@ def test_a_grouped_run_is_evaluated_on_the_split_it_was_trained_with(tmp_path):
     config = runs.read_json(run / runs.CONFIG)
     assert config["train"]["val_split"] == "grouped"
     assert any("no group is on both sides" in n for n in config["dataset_notes"])
-    ds = runs.load_dataset(config)
+    ds = run_data.load_dataset(config)
     assert not set(ds.train.groups) & set(ds.val.groups)
-    assert runs.evaluate_run(str(run), None, ("val",))["val"] == \
+    assert evaluation.evaluate_run(str(run), None, ("val",))["val"] == \
         runs.read_json(run / runs.METRICS)["val"]

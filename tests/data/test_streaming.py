@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from kerasattn import runs
+from kerasattn import evaluation
 from kerasattn.data import datasets, streaming
 from kerasattn.data.pipeline import make_stream_dataset
 from kerasattn.data.preprocessing import TextPreprocessor
@@ -107,7 +107,7 @@ def test_train_with_stream(tmp_path):
     val_rows = len(list(streaming.load("yelp_polarity", data_dir=data).split("val")))
     assert m["test"]["accuracy"] == 1.0 and m["train_rows"] == 600 - val_rows
     assert m["epochs_run"] == 3
-    again = runs.evaluate_run(run_dir, data_dir=data)  # streamed again, same splits
+    again = evaluation.evaluate_run(run_dir, data_dir=data)  # streamed again, same splits
     assert again["test"]["confusion_matrix"] == m["test"]["confusion_matrix"]
     assert again["val"]["accuracy"] == m["val"]["accuracy"]
     assert m["test"]["confusion_matrix"] == [[100, 0], [0, 100]]  # every test row once

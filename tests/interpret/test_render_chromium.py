@@ -9,12 +9,12 @@ import pytest
 
 from kerasattn.interpret import Explanation
 from kerasattn.interpret.plots import attention_html
-from kerasattn.interpret.render import screenshot
+from tests.render import screenshot
 from tests.conftest import require_browser
 
 
 def test_without_a_browser_ci_fails_instead_of_skipping(monkeypatch):
-    monkeypatch.setattr("kerasattn.interpret.render.find_browser", lambda: None)
+    monkeypatch.setattr("tests.render.find_browser", lambda: None)
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI is set but no Chromium"):
         require_browser()

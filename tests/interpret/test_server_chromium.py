@@ -28,7 +28,7 @@ import time
 import numpy as np
 import pytest
 
-from kerasattn.interpret.render import find_browser
+from tests.render import find_browser
 from tests.conftest import require_browser
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

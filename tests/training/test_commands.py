@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from kerasattn import runs
+from kerasattn import evaluation, runs
 from tests.conftest import write
 from kerasattn.cli import evaluate, train
 
@@ -44,7 +44,7 @@ def test_classical_model_through_the_same_command(tmp_path):
                               "--output-dir", str(tmp_path), "--run-name", "nb"])
     assert m["test"]["accuracy"] > 0.77
     assert os.path.exists(os.path.join(run_dir, runs.CLASSICAL_MODEL))
-    again = runs.evaluate_run(run_dir)
+    again = evaluation.evaluate_run(run_dir)
     assert again["test"]["accuracy"] == m["test"]["accuracy"]
 
 

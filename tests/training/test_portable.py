@@ -11,7 +11,7 @@ import pytest
 
 from kerasattn import runs
 from kerasattn.cli import portable, train
-from kerasattn.training import prepared
+from kerasattn.training import buckets, portable_fit, prepared
 from tests.conftest import JaxRuntimeError, learnability_csv, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -23,36 +23,36 @@ def test_bucketed_batches_hold_every_text_once_in_a_wide_enough_batch():
     lengths = np.array([0, 1, 63, 64, 65, 128, 200, 3, 70, 129])
     rng = np.random.default_rng(0)
     for shuffle in (None, rng):
-        batches = prepared.bucketed_batches(lengths, batch_size=3, step=64, rng=shuffle)
+        batches = buckets.bucketed_batches(lengths, batch_size=3, step=64, rng=shuffle)
         seen = np.concatenate([index for index, _ in batches])
         assert sorted(seen.tolist()) == list(range(len(lengths)))
         for index, width in batches:
             assert len(index) <= 3 and width % 64 == 0
             assert np.all(lengths[index] <= width)
             assert np.all(lengths[index] > width - 64) or width == 64  # the smallest bucket
-    widths = sorted({w for _, w in prepared.bucketed_batches(lengths, 3, step=64)})
+    widths = sorted({w for _, w in buckets.bucketed_batches(lengths, 3, step=64)})
     assert widths == [64, 128, 192, 256]
 
 
 def test_the_log_says_how_many_batch_shapes_will_be_compiled():
     lengths = np.array([0, 1, 63, 64, 65, 128, 200, 3, 70, 129])
-    flat = prepared.Split(np.zeros(int(lengths.sum()), np.int32), lengths,
+    flat = buckets.Split(np.zeros(int(lengths.sum()), np.int32), lengths,
                           np.zeros(len(lengths), np.int32))
-    assert prepared.batch_shapes(flat, 3, step=64) == [(64,), (128,), (192,), (256,)]
-    assert prepared.batch_shapes(flat, 3, step=256) == [(256,)]
-    deep = prepared.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
+    assert buckets.batch_shapes(flat, 3, step=64) == [(64,), (128,), (192,), (256,)]
+    assert buckets.batch_shapes(flat, 3, step=256) == [(256,)]
+    deep = buckets.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
                           np.array([0, 1, 0], np.int32), sentence_lengths=np.array([2, 1, 5]),
                           max_sentences=3, max_words=4)
-    assert prepared.batch_shapes(deep, 4) == [(1, 4), (2, 4)]
-    empty = prepared.Split(np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32))
-    line = prepared.shapes_line({"train": flat, "val": deep, "test": empty}, 3, 64)
+    assert buckets.batch_shapes(deep, 4) == [(1, 4), (2, 4)]
+    empty = buckets.Split(np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32))
+    line = buckets.shapes_line({"train": flat, "val": deep, "test": empty}, 3, 64)
     assert line.startswith("batch shapes: train 4 (64..256), val 2 (1x4..2x4); each")
 
 
 def test_batch_arrays_pad_rows_and_weights():
-    split = prepared.Split(np.array([5, 6, 7, 8, 9], np.int32), np.array([2, 0, 3]),
+    split = buckets.Split(np.array([5, 6, 7, 8, 9], np.int32), np.array([2, 0, 3]),
                            np.array([1, 0, 1], np.int32))
-    ids, labels, weights = prepared._batch_arrays(split, np.array([2, 0, 1]), 4, batch_size=5)
+    ids, labels, weights = buckets.batch_arrays(split, np.array([2, 0, 1]), 4, batch_size=5)
     np.testing.assert_array_equal(ids[:3], [[7, 8, 9, 0], [5, 6, 0, 0], [0, 0, 0, 0]])
     assert not ids[3:].any()
     np.testing.assert_array_equal(labels, [1, 1, 0, 0, 0])
@@ -84,7 +84,7 @@ def test_prepare_writes_ids_that_match_the_preprocessor(prepared_runs, shared_da
     with np.load(os.path.join(a, config_a["arrays"])) as f:
         assert f["train_ids"].dtype == np.uint16  # 16 bits: SST-2's vocabulary fits
     assert config_b["model_config"]["num_layers"] == 2
-    data = prepared.load_arrays(a, config_a)
+    data = portable_fit.load_arrays(a, config_a)
     ds = datasets.load("sst2", data_dir=shared_data)
     pre = TextPreprocessor.load(a)
     for s in ("train", "test"):
@@ -98,11 +98,11 @@ def test_prepare_writes_ids_that_match_the_preprocessor(prepared_runs, shared_da
 
 def test_hierarchical_batches_are_texts_by_sentences_by_words():
     # two texts: [[5, 6], [7]] and [[8, 9, 10, 11, 12]]; an empty one
-    split = prepared.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
+    split = buckets.Split(np.arange(5, 13, dtype=np.int32), np.array([2, 1, 0]),
                            np.array([0, 1, 0], np.int32), sentence_lengths=np.array([2, 1, 5]),
                            max_sentences=3, max_words=4)
     assert split.word_width == 4  # the longest sentence (5) rounded to 8, cut at max_words
-    ids, labels, weights = prepared._batch_arrays(split, np.array([1, 0, 2]), 2, batch_size=4)
+    ids, labels, weights = buckets.batch_arrays(split, np.array([1, 0, 2]), 2, batch_size=4)
     assert ids.shape == (4, 2, 4)
     np.testing.assert_array_equal(ids[0], [[8, 9, 10, 11], [0, 0, 0, 0]])  # cut at 4 words
     np.testing.assert_array_equal(ids[1], [[5, 6, 0, 0], [7, 0, 0, 0]])
@@ -111,7 +111,7 @@ def test_hierarchical_batches_are_texts_by_sentences_by_words():
     assert split.batch_ids([0], 1).tolist() == [[[5, 6, 0, 0]]]  # cut to one sentence
     # sentence axes in powers of two, at most max_sentences
     lengths = np.array([0, 1, 2, 3, 5, 9, 40, 50])
-    batches = prepared.bucketed_batches(lengths, 2, step=None, cap=50)
+    batches = buckets.bucketed_batches(lengths, 2, step=None, cap=50)
     assert sorted({w for _, w in batches}) == [1, 2, 4, 8, 16, 50]
     assert sorted(np.concatenate([i for i, _ in batches]).tolist()) == list(range(8))
     for index, width in batches:
@@ -131,7 +131,7 @@ def test_hierarchical_models_prepare_and_fit(tmp_path, shared_data):
                             "--model-option", "embedding_dim=32", "--output-dir",
                             str(tmp_path), "--run-name", "han"])
     config = runs.read_json(os.path.join(run, runs.CONFIG))
-    data = prepared.load_arrays(run, config)
+    data = portable_fit.load_arrays(run, config)
     pre = TextPreprocessor.load(run)
     ds = datasets.load("sst2", data_dir=shared_data)
     texts = ds.test.texts[:20]
@@ -139,13 +139,13 @@ def test_hierarchical_models_prepare_and_fit(tmp_path, shared_data):
         ids = data["test"].batch_ids([i], len(text))[0]
         for sentence, row in zip(text, ids):
             assert row[:len(sentence)].tolist() == sentence and not row[len(sentence):].any()
-    m = prepared.fit(run, verbose=0)
+    m = portable_fit.fit(run, verbose=0)
     assert m["test"]["accuracy"] > 0.72  # one epoch: 0.79 measured
     model = keras.saving.load_model(os.path.join(run, runs.KERAS_MODEL))
     alone = np.concatenate([model.predict_on_batch(pre(texts[i:i + 1]).to_tensor().numpy())
                             for i in range(8)])
-    first = prepared.load_arrays(run, config)["test"]
-    np.testing.assert_allclose(prepared.predict_split(model, first, 32)[:8], alone, atol=1e-5)
+    first = portable_fit.load_arrays(run, config)["test"]
+    np.testing.assert_allclose(portable_fit.predict_split(model, first, 32)[:8], alone, atol=1e-5)
     # and more padded sentences than any batch of them has
     np.testing.assert_allclose(model.predict_on_batch(first.batch_ids(np.arange(8), 8)), alone,
                                atol=1e-5)
@@ -154,7 +154,7 @@ def test_hierarchical_models_prepare_and_fit(tmp_path, shared_data):
 @pytest.fixture(scope="module")
 def fitted(prepared_runs):
     _, a, _ = prepared_runs
-    return a, prepared.fit(a, verbose=0)
+    return a, portable_fit.fit(a, verbose=0)
 
 
 def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
@@ -172,7 +172,7 @@ def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
     # the saved best model gives the metrics' test predictions
     config = runs.read_json(os.path.join(a, runs.CONFIG))
     model = keras.saving.load_model(os.path.join(a, runs.KERAS_MODEL))
-    probs = prepared.predict_split(model, prepared.load_arrays(a, config)["test"], 32)
+    probs = portable_fit.predict_split(model, portable_fit.load_arrays(a, config)["test"], 32)
     labels, scores = runs.read_test_scores(a)
     np.testing.assert_allclose(probs[:, 1], scores, atol=1e-5)
     # a portable run keeps the backbone alone (no TensorFlow text ops where it trains);
@@ -192,14 +192,14 @@ def test_fit_completes_a_run_that_learns_and_is_reused(fitted):
 def test_padding_of_a_bucket_does_not_change_predictions(fitted):
     a, _ = fitted
     config = runs.read_json(os.path.join(a, runs.CONFIG))
-    split = prepared.load_arrays(a, config)["val"]
+    split = portable_fit.load_arrays(a, config)["val"]
     model = keras.saving.load_model(os.path.join(a, runs.KERAS_MODEL))
     alone = np.concatenate([model.predict_on_batch(split.batch_ids([i], max(1, split.lengths[i])))
                             for i in range(8)])
-    first = prepared.Split(split.ids[:int(split.lengths[:8].sum())], split.lengths[:8],
+    first = buckets.Split(split.ids[:int(split.lengths[:8].sum())], split.lengths[:8],
                            split.labels[:8])
     for step in (64, 16, 1):  # --bucket-step: any width, the same predictions
-        batched = prepared.predict_split(model, first, 32, step=step)
+        batched = portable_fit.predict_split(model, first, 32, step=step)
         np.testing.assert_allclose(batched[:, 1], alone[:, 0], atol=1e-5)
 
 
@@ -318,7 +318,7 @@ def test_fit_says_whether_a_run_learned(tmp_path, capsys, learnable):
     data = learnability_csv(tmp_path, learnable)
     run = prepared.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
                             "--learning-rate", "0.01", "--output-dir", str(tmp_path)])
-    m = prepared.fit(run, verbose=0)
+    m = portable_fit.fit(run, verbose=0)
     assert m["learning"]["learned"] is learnable
     assert ("WARNING: this run did not learn" in capsys.readouterr().out) is (not learnable)
     assert runs.read_json(os.path.join(run, runs.METRICS))["learning"]["learned"] is learnable
@@ -328,15 +328,15 @@ def test_batches_of_several_widths_fit_on_tensorflow_too():
     # Keras reads a PyDataset's tf.data signature from its first two batches; with both
     # 64 wide (IMDB's shortest reviews) a 128-wide batch later was refused
     lengths = np.array([10] * 8 + [100] * 2)
-    split = prepared.Split(np.ones(int(lengths.sum()), np.int32), lengths,
+    split = buckets.Split(np.ones(int(lengths.sum()), np.int32), lengths,
                            np.arange(10, dtype=np.int32) % 2)
-    assert [w for _, w in prepared._widths_first(
-        prepared.bucketed_batches(lengths, 2))] == [64, 128, 64, 64, 64]
+    assert [w for _, w in buckets._widths_first(
+        buckets.bucketed_batches(lengths, 2))] == [64, 128, 64, 64, 64]
     model = keras.Sequential([keras.layers.Embedding(4, 3), keras.layers.GlobalAveragePooling1D(),
                               keras.layers.Dense(2, activation="softmax")])
     model.compile("adam", "sparse_categorical_crossentropy")
     for seed in (None, 0):
-        history = model.fit(prepared._py_dataset(split, 2, seed=seed), epochs=2, verbose=0)
+        history = model.fit(buckets.batch_sequence(split, 2, seed=seed), epochs=2, verbose=0)
         assert len(history.history["loss"]) == 2
 
 
@@ -344,14 +344,14 @@ def test_fit_stops_at_its_time_limit_and_records_where(tmp_path, capsys):
     data = learnability_csv(tmp_path, True)
     run = prepared.prepare(["--model", "mlp", "--dataset", f"csv:{data}", "--epochs", "3",
                             "--batch-size", "16", "--output-dir", str(tmp_path)])
-    m = prepared.fit(run, verbose=0, time_limit=1e-9, bucket_step=8)  # after the first step
+    m = portable_fit.fit(run, verbose=0, time_limit=1e-9, bucket_step=8)  # after the first step
     steps = 144 // 16  # 144 training texts (the rest validation and test), one width
     assert m["time_limit"] == {"seconds": 1e-9, "reached": True, "epoch": 1, "steps": 1,
                                "steps_per_epoch": steps}
     assert m["epochs_run"] == 1  # the partial epoch was still validated
     assert "stopped by --time-limit" in capsys.readouterr().out
     assert runs.read_json(os.path.join(run, runs.METRICS))["time_limit"]["reached"]
-    m = prepared.fit(run, verbose=0, time_limit=3600)
+    m = portable_fit.fit(run, verbose=0, time_limit=3600)
     assert m["time_limit"] == {"seconds": 3600, "reached": False} and m["epochs_run"] == 3
 
 
@@ -386,7 +386,7 @@ def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fit
                 "allocator GPU_0_bfc on device 0. [executable_name='jit_train_step']")
         fitted.append(run_dir)
 
-    monkeypatch.setattr(prepared, "fit", fit)
+    monkeypatch.setattr(portable_fit, "fit", fit)
     assert portable.main(["fit", "--run", big, "--run", small]) == 1
     assert fitted == [small]
     err = capsys.readouterr().err.splitlines()
@@ -397,7 +397,7 @@ def test_a_run_out_of_device_memory_is_one_error_line_and_the_next_run_still_fit
     def broken(run_dir, *args):  # another runtime error is not taken for one
         raise JaxRuntimeError("INTERNAL: a kernel failed")
 
-    monkeypatch.setattr(prepared, "fit", broken)
+    monkeypatch.setattr(portable_fit, "fit", broken)
     with pytest.raises(JaxRuntimeError, match="INTERNAL"):
         portable.main(["fit", "--run", small])
 
@@ -418,7 +418,7 @@ def test_fit_parallel_fits_each_run_in_a_process_of_its_own(tmp_path, capsys):
     with pytest.raises(SystemExit):
         portable.main(["fit", "--parallel", "2", "--run", made[0], "--run", made[0] + "/"])
     assert f"--run {made[0]}/ is given twice" in capsys.readouterr().err
-    assert not os.path.exists(os.path.join(made[0], prepared.FIT_LOG))
+    assert not os.path.exists(os.path.join(made[0], runs.FIT_LOG))
     assert portable.main(["fit", "--parallel", "2", "--verbose", "0", "--time-limit", "600",
                           *[w for run in made for w in ("--run", run)]]) == 1
     out, err = capsys.readouterr()
@@ -426,12 +426,12 @@ def test_fit_parallel_fits_each_run_in_a_process_of_its_own(tmp_path, capsys):
         m = runs.read_json(os.path.join(run, runs.METRICS))
         assert m["learning"]["learned"] and m["time_limit"]["seconds"] == 600
         assert f"{run}: test accuracy {m['test']['accuracy']:.4f}" in out
-        with open(os.path.join(run, prepared.FIT_LOG)) as fh:  # each process's own output
+        with open(os.path.join(run, runs.FIT_LOG)) as fh:  # each process's own output
             assert f"run directory: {run}" in fh.read()
     assert not os.path.exists(os.path.join(made[1], runs.METRICS))
     err = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(err) == 1 and f"{made[1]} failed after" in err[0]
-    assert "the run diverged" in err[0] and prepared.FIT_LOG in err[0]
+    assert "the run diverged" in err[0] and runs.FIT_LOG in err[0]
     with pytest.raises(SystemExit):
         portable.main(["fit", "--parallel", "0", "--run", made[0]])
 
@@ -465,7 +465,7 @@ def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch, capsy
     # training.train's matrix: the file's rows, the same seeded random rows for the rest
     expected, found = embeddings.embedding_matrix(str(glove), vocabulary, seed=3)
     assert found == 2
-    matrix = np.load(os.path.join(run, prepared.EMBEDDINGS))
+    matrix = np.load(os.path.join(run, runs.EMBEDDINGS))
     np.testing.assert_array_equal(matrix, expected)
     np.testing.assert_array_equal(matrix[vocabulary.index("good")], [1, 2, 3, 4])
     seen = []
@@ -477,14 +477,14 @@ def test_prepared_word_vectors_are_where_fit_starts(tmp_path, monkeypatch, capsy
         return fit(model, *args, **kwargs)
 
     monkeypatch.setattr(keras.Model, "fit", spy)
-    prepared.fit(run, verbose=0)
+    portable_fit.fit(run, verbose=0)
     np.testing.assert_array_equal(seen[0], expected)
     assert runs.finished_run_of(run, train.config_of([*argv, "--model-option",
                                                       "embedding_dim=4"]))
     # a run copied without its matrix is refused, not trained from random vectors
-    os.remove(os.path.join(run, prepared.EMBEDDINGS))
+    os.remove(os.path.join(run, runs.EMBEDDINGS))
     with pytest.raises(ConfigError, match="prepared with --embeddings but has no "
                                           "embeddings.npy"):
-        prepared.fit(run, verbose=0)
+        portable_fit.fit(run, verbose=0)
     with pytest.raises(SystemExit, match="^error: .* has no embeddings.npy"):  # the command
         portable.main(["fit", "--run", run])

@@ -4,7 +4,8 @@ The kill tests run ``python -m training.train`` in subprocesses (a process must
 really die) with ``--deterministic``, and compare the resumed run's
 ``metrics.json`` with an uninterrupted run's. A crash at an exact point after
 training is made by a ``sitecustomize`` module on the child's PYTHONPATH that
-replaces one function of :mod:`kerasattn.runs` with a SIGKILL of the process.
+replaces one function of a kerasattn module (:mod:`kerasattn.prediction`,
+:mod:`kerasattn.runs`) with a SIGKILL of the process.
 """
 
 import os
@@ -28,13 +29,12 @@ CNN = ["--model", "cnn", "--dataset", "sst2", "--epochs", "2", "--seed", "1",
 TIMEOUT = 600
 
 _KILLER = """
-import os, signal
-import kerasattn.runs as runs
+import importlib, os, signal
 
 def _die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 
-setattr(runs, {name!r}, _die)
+setattr(importlib.import_module({module!r}), {name!r}, _die)
 """
 
 
@@ -43,7 +43,8 @@ def _env(kill_in=None, tmp=None):
     if kill_in:
         d = os.path.join(tmp, f"kill-{kill_in}")
         os.makedirs(d, exist_ok=True)
-        write(os.path.join(d, "sitecustomize.py"), _KILLER.format(name=kill_in))
+        module, name = kill_in.rsplit(".", 1)
+        write(os.path.join(d, "sitecustomize.py"), _KILLER.format(module=module, name=name))
         path.insert(0, d)
     return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 
@@ -110,8 +111,9 @@ def test_cnn_killed_during_an_epoch_resumes_like_an_uninterrupted_run(whole, tmp
     assert not os.path.exists(resume.backup_dir(run_dir))
 
 
-@pytest.mark.parametrize("kill_in", ["predict_keras",
-                                     pytest.param("write_plots", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("kill_in", ["kerasattn.prediction.predict_keras",
+                                     pytest.param("kerasattn.runs.write_plots",
+                                                  marks=pytest.mark.slow)])
 def test_a_kill_after_the_last_epoch_loses_no_training(small, tmp_path, kill_in):
     args, whole = small
     run_dir = str(tmp_path / "k")
