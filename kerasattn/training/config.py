@@ -16,8 +16,8 @@ from typing import Any
 from kerasattn.data.datasets import VAL_SPLITS
 from kerasattn.data.preprocessing import TRUNCATIONS
 from kerasattn.models.registry import TRAIN_DEFAULTS
-from kerasattn.training.arguments import INT32_MAX, LENGTH_MAX, SEED_MAX, Bounds
-from kerasattn.training.errors import ConfigError  # noqa: F401  (raised here, re-exported)
+from kerasattn.training.bounds import INT32_MAX, LENGTH_MAX, SEED_MAX, Bounds
+from kerasattn.training.errors import ConfigError  # raised here, and re-exported
 
 
 # setting: its rule, the one place it is written: RunConfig.create checks a library
@@ -305,3 +305,11 @@ class RunConfig:
 
     def replace(self, **changes: Any):
         return dataclasses.replace(self, **changes)
+
+
+def check_run_name(name):
+    """Raise :class:`ConfigError` for a run name that is not one directory name."""
+    if name is not None and (not name or name in (".", "..") or "/" in name
+                             or os.sep in name or (os.altsep and os.altsep in name)):
+        raise ConfigError(f"--run-name {name!r}: a run name is one directory name inside "
+                          "--output-dir (no '/', '.' or '..')")

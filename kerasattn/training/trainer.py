@@ -35,7 +35,7 @@ from kerasattn.metrics import classification_metrics
 from kerasattn.models import tfidf as classical
 from kerasattn.tasks import TextClassifier
 from kerasattn.training import core, distributed, resume
-from kerasattn.training.config import ConfigError
+from kerasattn.training.config import ConfigError, check_run_name
 
 
 def _print(msg):
@@ -218,14 +218,6 @@ def save_classifier(run_dir, config, backbone, preprocessor):
 
 
 # -- the run directory: chosen here, claimed and locked by kerasattn.runs ---------------
-def check_run_name(name):
-    """Raise :class:`ConfigError` for a run name that is not one directory name."""
-    if name is not None and (not name or name in (".", "..") or "/" in name
-                             or os.sep in name or (os.altsep and os.altsep in name)):
-        raise ConfigError(f"--run-name {name!r}: a run name is one directory name inside "
-                          "--output-dir (no '/', '.' or '..')")
-
-
 def run_directory(config, output_dir="runs", run_name=None, restart=False):
     """The run directory: ``run_name``, else the newest unfinished run of the same
     configuration (:func:`kerasattn.runs.unfinished_runs`, to resume it), else a new
