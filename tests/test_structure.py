@@ -93,15 +93,19 @@ def _module_scope_imports(tree):
     return found
 
 
-def module_graph():
-    """module -> the kerasattn modules its import imports (``from a import b`` counts
-    as ``a.b`` when that is a module, else as ``a``; ``importlib.import_module("...")``
-    with a literal counts too)."""
+def _every_import(tree):
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+
+def module_graph(imports=_module_scope_imports):
+    """module -> the kerasattn modules it imports (``from a import b`` counts as ``a.b``
+    when that is a module, else as ``a``; at module scope, ``importlib.import_module``
+    with a literal counts too); ``imports=_every_import`` counts those inside functions."""
     modules = {_module(path): path for path in ROOT.rglob("*.py")}
     graph = collections.defaultdict(set)
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in _module_scope_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in imports(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -125,6 +129,14 @@ def test_no_module_imports_itself_back_when_it_is_imported():
     assert cycle is None, " -> ".join(cycle)
 
 
+def test_no_two_modules_import_each_other_even_inside_functions():
+    """Nor does any circle of modules close through an import inside a function: a
+    function-level import is there for a light path (no TensorFlow), never to hide a
+    circle."""
+    cycle = _cycle(module_graph(_every_import))
+    assert cycle is None, " -> ".join(cycle)
+
+
 def test_the_module_graph_sees_a_circle_inside_a_part(tmp_path, monkeypatch):
     package = tmp_path / "kerasattn"
     (package / "part").mkdir(parents=True)
@@ -139,5 +151,7 @@ def test_the_module_graph_sees_a_circle_inside_a_part(tmp_path, monkeypatch):
     graph = module_graph()
     assert graph["kerasattn.part.a"] == {"kerasattn.part.b"}
     assert graph["kerasattn.part.b"] == {"kerasattn.part.a"}  # not c: inside a function
+    assert module_graph(_every_import)["kerasattn.part.b"] == {"kerasattn.part.a",
+                                                              "kerasattn.c"}
     assert _cycle(graph) in (["kerasattn.part.a", "kerasattn.part.b", "kerasattn.part.a"],
                              ["kerasattn.part.b", "kerasattn.part.a", "kerasattn.part.b"])
