@@ -94,7 +94,11 @@ def _module_scope_imports(tree):
 
 
 def _every_import(tree):
-    return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    found = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return found + [ast.Import(names=[ast.alias(name=node.args[0].value)])
+                    for node in ast.walk(tree) if isinstance(node, ast.Call)
+                    and getattr(node.func, "attr", "") == "import_module" and node.args
+                    and isinstance(node.args[0], ast.Constant)]
 
 
 def module_graph(imports=_module_scope_imports):
