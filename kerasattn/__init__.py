@@ -25,13 +25,18 @@ import sys
 
 from kerasattn._quiet import physical_gpus, quiet_native_import
 
+try:  # wrapt (a dependency of TensorFlow) runs a hook after a module's import
+    import wrapt
+except ImportError:  # no wrapt: the zoo registers at once (imports Keras)
+    wrapt = None
+
 __version__ = "0.1.0"
 
 # name -> the module that defines it
 _NAMES = {"TextClassifier": "kerasattn.tasks", "TextClassifierPreprocessor": "kerasattn.tasks"}
-_SUBMODULES = ("callbacks", "data", "embeddings", "experiments", "export", "interpret",
-               "layers", "metrics", "models", "optimizers", "recipes", "runs",
-               "tasks", "training")
+_SUBMODULES = ("callbacks", "data", "embeddings", "evaluation", "experiments", "export",
+               "interpret", "layers", "metrics", "models", "optimizers", "prediction",
+               "recipes", "run_data", "runs", "tasks", "training")
 
 __all__ = ["TextClassifier", "TextClassifierPreprocessor", "__version__", *_SUBMODULES]
 
@@ -148,9 +153,7 @@ def _register_when_keras_is_imported():
     if "keras" in sys.modules:
         _on_keras_import()
         return
-    try:  # wrapt (a dependency of TensorFlow) runs a hook after a module's import
-        import wrapt
-    except ImportError:  # no wrapt: register now (imports Keras)
+    if wrapt is None:  # no wrapt: register now (imports Keras)
         register_keras_objects()
         return
     wrapt.register_post_import_hook(_on_keras_import, "keras")

@@ -103,7 +103,7 @@ def physical_gpus():
     """``tf.config.list_physical_devices("GPU")``, without the ``failed call to cuInit``
     line on a machine with no NVIDIA device (:func:`nvidia_device`) where the level is 1
     or more: there it only says that there is no GPU."""
-    import tensorflow as tf
+    import tensorflow as tf  # late: import kerasattn loads this module without TensorFlow
 
     if _level() < 1 or nvidia_device():
         return tf.config.list_physical_devices("GPU")

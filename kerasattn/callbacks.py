@@ -11,11 +11,14 @@ They need Keras only (any backend): ``training.portable fit`` uses them under JA
 ``kerasattn.training.resume.EpochSeeds``, which feeds the tf.data pipeline, stays with resuming.
 """
 
+import json
 import os
 import time
 
 import keras
 import numpy as np
+
+from kerasattn import ownership
 
 
 class TimeLimit(keras.callbacks.Callback):
@@ -66,7 +69,7 @@ class DivergenceGuard(keras.callbacks.TerminateOnNaN):
     loss is NaN or infinite (the weights are then NaN too, and every later step is
     wasted), without Keras's printed line, and after ``fit`` its ``diverged`` is
     ``(epoch, step)`` (both from 1) where that happened, or None;
-    :func:`kerasattn.metrics.diverged_message` words it as one error line."""
+    :func:`kerasattn.training.diagnostics.diverged_message` words it as one error line."""
 
     def __init__(self):
         super().__init__()
@@ -114,8 +117,6 @@ class AtomicModelCheckpoint(keras.callbacks.ModelCheckpoint):
             os.remove(self.partial_path)  # left by an interrupted write
         super().on_epoch_end(epoch, logs)
         if os.path.exists(self.partial_path):
-            from kerasattn import ownership
-
             ownership.rename(self.partial_path, self.final_path)
 
 
@@ -130,10 +131,6 @@ class AtomicBackupAndRestore(keras.callbacks.BackupAndRestore):
     written."""
 
     def _save_model(self):
-        import json
-
-        from kerasattn import ownership
-
         os.makedirs(self.backup_dir, exist_ok=True)
         if self.double_checkpoint:
             for src, dst in ((self._weights_path, self._prev_weights_path),

@@ -38,6 +38,7 @@ import time
 
 import numpy as np
 
+from kerasattn import ownership
 from kerasattn.data.datasets import DatasetFormatError
 
 
@@ -125,7 +126,7 @@ def embedding_matrix(path, vocabulary, seed=0):
 def find_embedding_layer(model):
     """The model's word-embedding layer: the ``keras.layers.Embedding`` named
     ``embedding`` (every zoo model names it so), else the only Embedding."""
-    import keras
+    import keras  # late: kerasattn word-vectors checks its input before Keras loads
 
     # every nested layer: keras-hub's way (no public walk); pinned by
     # tests/test_private_keras_api.py
@@ -179,7 +180,8 @@ def tokenize(texts, text_mode="default", remove_punctuation=False, remove_stopwo
              batch_size=2048):
     """Yield each text's tokens (a list of str), split as the models' preprocessor
     (:class:`kerasattn.data.preprocessing.TextPreprocessor`) splits them."""
-    from kerasattn.data.preprocessing import TextPreprocessor
+    # late: TensorFlow, absent where training.portable fit imports this module (JAX)
+    from kerasattn.data.preprocessing import TextPreprocessor  # late: see above
 
     pre = TextPreprocessor(mode=text_mode, remove_punctuation=remove_punctuation,
                            remove_stopwords=remove_stopwords)
@@ -196,7 +198,7 @@ GENSIM_MISSING = ("word vectors need gensim: pip install 'kerasattn[vectors]' "
 def require_gensim():
     """gensim's ``(FastText, Word2Vec)``; ImportError with how to install it if missing."""
     try:
-        from gensim.models import FastText, Word2Vec
+        from gensim.models import FastText, Word2Vec  # optional: word-vector training only
     except ImportError:
         raise ImportError(GENSIM_MISSING) from None
     return FastText, Word2Vec
@@ -283,11 +285,10 @@ def write_glove(vectors, path, words=None, digits=6):
 
     Returns the number of words written.
     """
-    from gensim.models.fasttext import FastTextKeyedVectors
+    from gensim.models.fasttext import FastTextKeyedVectors  # optional: as require_gensim
 
     has_subwords = isinstance(vectors, FastTextKeyedVectors)
     words = list(vectors.index_to_key if words is None else words)
-    from kerasattn import ownership
 
     written = 0
     with ownership.atomic_file(path, text=True) as fh:  # whole or absent, no link followed

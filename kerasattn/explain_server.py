@@ -68,7 +68,14 @@ import traceback
 
 import numpy as np
 
+from kerasattn import preset_dirs, runs
 from kerasattn.data import layout
+from kerasattn.explanation_pages import server_page
+from kerasattn.interpret import Explanation, attention_layers
+from kerasattn.interpret.attributions import (applicable_methods, explain_tokens,
+                                              predict_probabilities, prepare_documents)
+from kerasattn.interpret.faithfulness import rank_tokens, remove_tokens
+from kerasattn.tasks import TextClassifier
 
 MAX_BODY_BYTES = 1_000_000
 MAX_TEXTS = 32
@@ -184,11 +191,6 @@ class ExplainService:
     """
 
     def __init__(self, source, name=None):
-        from kerasattn import preset_dirs, runs
-        from kerasattn.interpret import attention_layers
-        from kerasattn.interpret.attributions import applicable_methods
-        from kerasattn.tasks import TextClassifier
-
         self.config = {}
         if isinstance(source, TextClassifier):
             if source.backbone is None:
@@ -310,11 +312,6 @@ class ExplainService:
             RequestError: 413 when the answer would hold more than
                 :data:`MAX_ATTENTION_WEIGHTS` attention weights.
         """
-        from kerasattn.interpret import Explanation
-        from kerasattn.interpret.attributions import (explain_tokens, predict_probabilities,
-                                                      prepare_documents)
-        from kerasattn.interpret.faithfulness import rank_tokens, remove_tokens
-
         clf = self.classifier
         if delete_by == "auto":
             delete_by = "attention" if self.attention_ranking else "attribution"
@@ -569,8 +566,6 @@ class ExplainServer(http.server.ThreadingHTTPServer):
     request_queue_size = 128  # a burst of connections waits instead of being reset
 
     def __init__(self, address, service, quiet=False):
-        from kerasattn.explanation_pages import server_page
-
         self.service = service
         self.quiet = quiet
         self.page = server_page(service.info).encode("utf-8")

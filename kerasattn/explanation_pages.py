@@ -371,7 +371,9 @@ def attention_html(explanations, path=None, class_names=None, title="Attention",
     if path is None:
         return page
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    from kerasattn import ownership
+    # late: kerasattn predict loads this renderer and no other package code
+    # (tests/test_export.py): the page's file is written only when it is asked for
+    from kerasattn import ownership  # late: see above
 
     ownership.write_text(path, page)  # whole, following no link
     return path

@@ -43,7 +43,13 @@ import tempfile
 
 import keras
 import tensorflow as tf
+from tensorflow.core.protobuf import saved_model_pb2
+# private: TensorFlow has no public op registry lookup (tf.raw_ops lists only ops with
+# Python wrappers); pinned by tests/test_private_keras_api.py
+from tensorflow.python.framework import op_def_registry
 
+from kerasattn import ownership, runs
+from kerasattn.data.preprocessing import TextPreprocessor
 from kerasattn.heads import probability_tensor
 
 SERVING_MAX_LENGTH = 2048
@@ -143,7 +149,9 @@ class ServingModule(tf.Module):
 
     def __init__(self, model, preprocessor, assets_dir):
         super().__init__()
-        from kerasattn.interpret import attention_layers, attention_model
+        # late: kerasattn.tasks imports this module, and registering the task with Keras
+        # must not load kerasattn.interpret (tests/interpret/test_layer_declarations.py)
+        from kerasattn.interpret import attention_layers, attention_model  # late: see above
 
         self.model = model
         self.probe = attention_model(model) if attention_layers(model) else None
@@ -217,8 +225,6 @@ def export_model(model, preprocessor, class_names, path, max_length=None, preset
     class name with a line break or a base path whose other versions serve other
     classes or another preset (:func:`check_servable`), and ``FileExistsError`` when
     ``path`` exists and is not an empty directory (a version is never overwritten)."""
-    from kerasattn.data.preprocessing import TextPreprocessor
-
     check_class_names(class_names)
     if os.path.exists(path) and not (os.path.isdir(path) and not os.listdir(path)):
         raise FileExistsError(f"{path} exists and is not an empty directory: choose another "
@@ -244,7 +250,6 @@ def export_model(model, preprocessor, class_names, path, max_length=None, preset
         with open(os.path.join(assets, "attention.json"), "w") as fh:
             json.dump({_signature_name(k): list(v) for k, v in module.attention_axes.items()},
                       fh, indent=2)
-        from kerasattn import ownership
 
         # built in a marked directory beside the version, then renamed to it (what a
         # killed export left beside it is deleted first)
@@ -291,8 +296,6 @@ def export_classifier(classifier, path, max_length=None):
 def export_run(run_dir, output=None, max_length=None):
     """Export a Keras run directory; returns the SavedModel path. It does not check
     that the run finished (``training.export`` does: see :func:`unfinished`)."""
-    from kerasattn import runs
-
     config = runs.open_run(run_dir, finished=False)  # its files: when loaded, below
     if not config.get("class_names"):
         raise runs.RunError(f"{run_dir}/{runs.CONFIG} names no classes; the run directory "
@@ -308,16 +311,12 @@ def export_run(run_dir, output=None, max_length=None):
 def unfinished(run_dir):
     """Whether ``run_dir`` is a run whose training did not finish (no ``metrics.json``:
     interrupted, or still running); its ``model.keras``, if any, is the best epoch so far."""
-    from kerasattn import runs
-
     return not os.path.exists(os.path.join(run_dir, runs.METRICS))
 
 
 def saved_model_ops(path):
     """The set of op types the SavedModel's graphs run (inside its functions too;
     calls of its own functions are not counted)."""
-    from tensorflow.core.protobuf import saved_model_pb2
-
     sm = saved_model_pb2.SavedModel()
     with open(os.path.join(path, "saved_model.pb"), "rb") as fh:
         sm.ParseFromString(fh.read())
@@ -333,10 +332,6 @@ def saved_model_ops(path):
 def unregistered_ops(path):
     """The ops of the SavedModel that the running TensorFlow does not know: in a
     process that loaded no custom-op library, the ones stock TF Serving lacks."""
-    # private: TensorFlow has no public op registry lookup (tf.raw_ops lists only ops
-    # with Python wrappers); pinned by tests/test_private_keras_api.py
-    from tensorflow.python.framework import op_def_registry
-
     return {op for op in saved_model_ops(path) if op_def_registry.get(op) is None}
 
 

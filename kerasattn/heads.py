@@ -17,6 +17,7 @@ Runs saved by either kind of head load and explain alike, so old run directories
 keep working.
 """
 
+import keras
 import numpy as np
 
 
@@ -28,8 +29,6 @@ def is_binary_head(model):
 def loss_and_accuracy(model):
     """The loss and accuracy metric for ``model``'s output: binary cross-entropy on one
     sigmoid unit, sparse categorical cross-entropy on a softmax."""
-    import keras
-
     if is_binary_head(model):
         return "binary_crossentropy", keras.metrics.BinaryAccuracy(name="accuracy")
     return "sparse_categorical_crossentropy", \
@@ -47,8 +46,6 @@ def as_probabilities(outputs):
 def probability_tensor(outputs):
     """:func:`as_probabilities` for a backend tensor (float32), so it can sit inside a
     traced function or a gradient tape."""
-    import keras
-
     p = keras.ops.cast(outputs, "float32")
     if p.shape[-1] == 1:
         p = keras.ops.concatenate([1.0 - p, p], axis=-1)
@@ -58,8 +55,6 @@ def probability_tensor(outputs):
 def per_example_loss(model):
     """``loss(y, outputs)`` per example (float32) for ``model``'s head: what
     :func:`loss_and_accuracy`'s loss computes before its mean."""
-    import keras
-
     if is_binary_head(model):
         return lambda y, p: keras.losses.binary_crossentropy(
             keras.ops.cast(y, "float32")[:, None], keras.ops.cast(p, "float32"))
@@ -69,7 +64,5 @@ def per_example_loss(model):
 
 def correct(y, outputs):
     """How many of the labels ``y`` the outputs get right (a float32 scalar tensor)."""
-    import keras
-
     guess = keras.ops.argmax(probability_tensor(outputs), axis=-1)
     return keras.ops.sum(keras.ops.cast(guess == keras.ops.cast(y, guess.dtype), "float32"))

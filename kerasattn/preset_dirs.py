@@ -29,7 +29,7 @@ import os
 import shutil
 import tempfile
 
-from kerasattn import ownership
+from kerasattn import __version__, models, ownership, runs
 
 FORMAT = "kerasattn.preset/1"
 MODEL, METADATA, VOCAB, CARD = "model.keras", "metadata.json", "vocab.txt", "README.md"
@@ -53,7 +53,7 @@ def is_location(preset):
 
 def _hub():
     try:
-        import huggingface_hub
+        import huggingface_hub  # optional: hf:// presets only (the [hub] extra)
     except ImportError:
         raise PresetError("hf:// presets need huggingface_hub: pip install "
                           "'kerasattn[hub]'") from None
@@ -72,8 +72,6 @@ def local_path(preset):
     downloaded first); :class:`PresetError` for a location that is not a preset."""
     preset = os.fspath(preset)
     if preset.startswith(HUB):
-        from kerasattn import __version__
-
         return _hub().snapshot_download(repo_id=_repo(preset), library_name="kerasattn",
                                         library_version=__version__)
     if preset.endswith(".keras"):
@@ -92,7 +90,7 @@ def local_path(preset):
 def load(preset, compile=True):
     """The :class:`kerasattn.TextClassifier` at ``preset`` (a preset directory, a
     ``.keras`` file or an ``hf://`` repository)."""
-    import keras
+    import keras  # late: kerasattn explain reads METADATA here before Keras loads
 
     path = local_path(preset)
     if os.path.isdir(path):
@@ -199,9 +197,7 @@ def save(classifier, target, run_dir=None, overwrite=False):
     ``run_dir``: the run directory it came from (its ``metrics.json`` and ``config.json``
     go along). The directory is written whole or not at all; an existing one is refused
     unless empty or ``overwrite``. Returns ``target``."""
-    import keras
-
-    from kerasattn import __version__, models
+    import keras  # late: as in load
 
     target = os.fspath(target)
     if classifier.backbone is None:
@@ -228,15 +224,13 @@ def save(classifier, target, run_dir=None, overwrite=False):
                 "versions": {"kerasattn": __version__, "keras": keras.__version__}}
     metrics = config = None
     if run_dir is not None:
-        from kerasattn import runs
-
         try:
             config = runs.open_run(run_dir)  # checked: a finished run of kerasattn's
             metrics = runs.read_json(os.path.join(run_dir, runs.METRICS))
         except runs.RunError as e:
             raise PresetError(str(e)) from None
         metadata["command"] = config.get("command")
-    from kerasattn import recipes
+    from kerasattn import recipes  # late: it imports Keras (as in load)
 
     try:
         metadata["recipe"]["description"] = recipes.get_recipe(classifier.preset,

@@ -33,6 +33,8 @@ import shlex
 import subprocess
 import sys
 
+from kerasattn import __version__
+
 
 def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -42,8 +44,6 @@ def code_version():
     """``{"kerasattn", "commit", "dirty"}``: the package version, and the git commit of
     the checkout it runs from and whether its tracked files differ from it (None when
     the package is not run from a git checkout, or git is missing)."""
-    from kerasattn import __version__
-
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     found = {"kerasattn": __version__, "commit": None, "dirty": None}
     if not os.path.exists(os.path.join(root, ".git")):
@@ -77,23 +77,25 @@ def cpu_model():
 def device():
     """``{"backend", "cpu", "cores", "gpus"}``: the Keras backend, the CPU model and
     its cores, and the names of the accelerators the backend sees."""
-    import keras
+    # late: this module loads without Keras (kerasattn.experiments imports it), and
+    # versions() records only the libraries the process itself imported
+    import keras  # late: see above
 
     backend = keras.backend.backend()
     gpus = []
     try:
         if backend == "tensorflow":
-            import tensorflow as tf
+            import tensorflow as tf  # optional: only the backend Keras runs on is there
 
             gpus = [tf.config.experimental.get_device_details(g).get("device_name", g.name)
                     for g in tf.config.list_physical_devices("GPU")]
         elif backend == "jax":
-            import jax
+            import jax  # optional: as tensorflow
 
             gpus = [str(getattr(d, "device_kind", d)) for d in jax.devices()
                     if d.platform != "cpu"]
         elif backend == "torch":
-            import torch
+            import torch  # optional: as tensorflow
 
             gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
     except Exception:  # noqa: BLE001 - a device query never fails a run's record

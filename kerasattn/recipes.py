@@ -15,9 +15,13 @@ used to work out each on their own:
 """
 
 import dataclasses
+import json
 from collections.abc import Mapping
 
 import keras
+
+from kerasattn import models  # registers the zoo's presets, and with them their recipes
+from kerasattn._quiet import physical_gpus
 
 PRECISIONS = {"off": "float32", "float16": "mixed_float16", "bfloat16": "mixed_bfloat16"}
 
@@ -124,8 +128,6 @@ def set_precision(mode):
     """Set Keras's global dtype policy from ``auto`` (mixed_float16 on a GPU, float32
     otherwise), ``off``, ``float16`` or ``bfloat16``; returns the policy's name."""
     if mode == "auto":
-        from kerasattn._quiet import physical_gpus
-
         mode = "float16" if physical_gpus() else "off"
     if mode not in PRECISIONS:
         raise ValueError(f"unknown precision {mode!r}; expected auto, "
@@ -165,8 +167,6 @@ class Recipe:
 
     def arguments(self):
         """The recipe as ``training.train`` flags (for tables and READMEs)."""
-        import json
-
         args = []
         for key, value in self.train.items():
             flag = "--" + key.replace("_", "-")
@@ -186,8 +186,6 @@ DEVICES = ("cpu", "gpu")
 
 def current_device():
     """``"gpu"`` when TensorFlow sees a GPU, else ``"cpu"``."""
-    from kerasattn._quiet import physical_gpus
-
     return "gpu" if physical_gpus() else "cpu"
 
 
@@ -206,8 +204,6 @@ def register_recipe(recipe):
     """Add a named recipe of a preset (several presets may share a recipe's name); it
     replaces a recipe of the same name in the preset's table
     (``kerasattn/models/*_presets.py``) in this process."""
-    from kerasattn import models
-
     _ensure_builtin()
     preset = models.get_preset(recipe.preset)
     if recipe.name == PAPER:
@@ -219,8 +215,6 @@ def register_recipe(recipe):
 
 def _recipes_of(preset):
     """name -> :class:`Recipe` of ``preset``: its table's, then those registered."""
-    from kerasattn import models
-
     _ensure_builtin()
     found = {name: Recipe(preset, name, **spec)
              for name, spec in models.get_preset(preset).recipes.items()}
@@ -253,5 +247,5 @@ def get_recipe(preset, name=DEFAULT):
 
 
 def _ensure_builtin():
-    """The zoo's presets (and with them their recipes) exist once this returns."""
-    import kerasattn.models  # noqa: F401  (registers the presets)
+    """The zoo's presets (and with them their recipes) exist once this returns: importing
+    :mod:`kerasattn.models` (this module does, at the top) registered them."""

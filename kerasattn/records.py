@@ -145,7 +145,7 @@ def compare(a, b, confidence=CONFIDENCE):
         verdict = AHEAD if difference > 0 else BEHIND if difference < 0 else LEVEL
         return Comparison(verdict, difference, difference, difference,
                           0.0 if difference else 1.0, len(a), len(b))
-    from scipy import stats
+    from scipy import stats  # late: slow to import; the rest needs the standard library only
 
     df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if va else 0.0)
                            + (vb ** 2 / (len(b) - 1) if vb else 0.0))

@@ -1,6 +1,7 @@
 """PNG plots of a run: learning curves, confusion matrix, ROC curve (matplotlib, no display)."""
 
 import csv
+import io
 
 import matplotlib
 
@@ -8,6 +9,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
+from sklearn.metrics import roc_auc_score, roc_curve  # noqa: E402
+
+from kerasattn import ownership  # noqa: E402
 
 
 def learning_curves(history_csv, path, title=""):
@@ -65,8 +69,6 @@ def confusion_matrix(cm, class_names, path, title=""):
 
 def roc_curves(curves, path, title=""):
     """``curves``: {label: (y_true, positive-class scores)}; one ROC line each."""
-    from sklearn.metrics import roc_auc_score, roc_curve
-
     fig, ax = plt.subplots(figsize=(5.5, 5))
     for i, (label, (y, score)) in enumerate(curves.items()):
         fpr, tpr, _ = roc_curve(y, score)
@@ -115,10 +117,6 @@ def validation_curves(histories, path, title=""):
 def save_figure(fig, path):
     """Draw ``fig`` as a PNG at ``path`` whole, following no link
     (:func:`kerasattn.ownership.write_bytes`)."""
-    import io
-
-    from kerasattn import ownership
-
     buffer = io.BytesIO()
     fig.savefig(buffer, dpi=110, format="png")
     ownership.write_bytes(path, buffer.getvalue())

@@ -52,7 +52,7 @@ def explain_page(signature, texts, axes, path, class_names=None):
     name -> its attention axes;
     ``class_names``: the labels in class order (``assets/labels.txt``; default: the
     class index)."""
-    import tensorflow as tf
+    import tensorflow as tf  # late: kerasattn predict imports this module before it parses
 
     explanations = []
     for batch in batches(texts, 32):

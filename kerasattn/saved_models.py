@@ -1,6 +1,7 @@
 """Checking an exported SavedModel before it is read (standard library only, so
 ``kerasattn predict`` stays on the SavedModel alone)."""
 
+import json
 import os
 
 MARKER = ".kerasattn"  # kerasattn.ownership.MARKER (not imported: predict loads no package code)
@@ -12,8 +13,6 @@ def check(path, explain=False):
     ``saved_model.pb``, its variables (index and data shards) and the assets the
     commands read (``assets/labels.txt``; ``assets/attention.json`` with ``explain``),
     and, if it has a kerasattn marker, one of an export. Returns ``path``."""
-    import json
-
     if os.path.islink(path):
         raise ValueError(f"{path} is a symbolic link, not a SavedModel directory")
     if not os.path.isdir(path):

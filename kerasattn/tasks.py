@@ -302,7 +302,7 @@ def _arguments_of_config(config):
 def _interpret():
     """kerasattn.interpret.classifier, imported when first used: Keras imports this
     module to register the task, and importing the layers must not load interpret."""
-    from kerasattn.interpret import classifier
+    from kerasattn.interpret import classifier  # late: see the docstring
 
     return classifier
 

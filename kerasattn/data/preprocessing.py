@@ -14,9 +14,11 @@ import collections
 import json
 import os
 
+import keras
 import numpy as np
 import tensorflow as tf
 
+from kerasattn import ownership
 from kerasattn.data import text as text_lib
 
 PAD, OOV = "", "[UNK]"
@@ -27,8 +29,6 @@ TRUNCATIONS = ("head", "tail", "head+tail")
 
 
 def keras_progbar(unit):
-    import keras
-
     return keras.utils.Progbar(None, unit_name=unit)
 
 
@@ -227,8 +227,6 @@ class TextPreprocessor:
     def save(self, directory):
         """Write ``preprocessor.json`` and ``vocab.txt``, each atomically (a crash
         leaves the old file or the new one, never half of one)."""
-        from kerasattn import ownership
-
         os.makedirs(directory, exist_ok=True)
         # padding is the empty string: line 1 is empty, one token per line after
         for name, text in ((VOCAB_FILE, "\n".join(self.vocabulary) + "\n"),

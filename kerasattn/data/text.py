@@ -15,6 +15,7 @@ splitting it off; ``remove_stopwords`` drops scikit-learn's English stop words
 """
 
 import tensorflow as tf
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 MODES = ("default", "hcan")
 
@@ -25,8 +26,6 @@ _SENTENCE_END = "[.!?]"
 
 def stop_words():
     """scikit-learn's English stop-word list, sorted."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
     return sorted(ENGLISH_STOP_WORDS)
 
 

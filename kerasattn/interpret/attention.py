@@ -36,6 +36,8 @@ import numpy as np
 from kerasattn import layers as _layers
 from kerasattn.data import layout
 from kerasattn.explanation_pages import trim_document
+from kerasattn.heads import as_probabilities
+from kerasattn.interpret.plots import explanation_html
 from kerasattn.layers import FoldSentences, UnfoldSentences
 from kerasattn.layers.fold_sentences import FoldMask
 
@@ -222,8 +224,6 @@ class Explanation:
         return int(np.argmax(self.probabilities))
 
     def _repr_html_(self):
-        from kerasattn.interpret.plots import explanation_html
-
         return explanation_html(self)
 
 
@@ -250,9 +250,7 @@ def extract_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
 
 def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
     """Like :func:`extract_attention`, as a generator."""
-    import tensorflow as tf
-
-    from kerasattn.heads import as_probabilities
+    import tensorflow as tf  # late: kerasattn.interpret loads without it (JAX, PyTorch)
 
     is_probe = isinstance(model.output, dict) and "probabilities" in model.output
     probe = model if is_probe else attention_model(model)

@@ -68,9 +68,10 @@ import numpy as np
 
 from kerasattn.data import layout
 from kerasattn.explanation_pages import trim_document
-from kerasattn.heads import probability_tensor
+from kerasattn.heads import as_probabilities, probability_tensor
 from kerasattn.interpret.attention import (_decode, _name_ids, attention_layers,
                                            attention_model, check_layout)
+from kerasattn.interpret.plots import attribution_html
 
 METHODS = ("gradient_x_input", "integrated_gradients", "leave_one_out", "attention", "rollout")
 BASELINES = ("zero", "padding")
@@ -111,8 +112,6 @@ class TokenAttribution:
     class_names: list = None
 
     def _repr_html_(self):
-        from kerasattn.interpret.plots import attribution_html
-
         return attribution_html(self)
 
     @property
@@ -174,7 +173,7 @@ def prepare_documents(model, texts_or_ids, preprocessor=None):
         if preprocessor is None:
             raise ValueError("texts need the run's preprocessor (preprocessor=...); "
                              "or pass token ids")
-        import tensorflow as tf
+        import tensorflow as tf  # late: kerasattn.interpret loads without it (JAX, PyTorch)
 
         docs, words = [], []
         for start in range(0, len(items), 256):
@@ -217,8 +216,6 @@ def _chunks(iterable, size):
 def predict_probabilities(model, docs, batch_size=32):
     """(len(docs), classes) probabilities of documents of ids (no padding needed);
     a sigmoid head gives [1 − p, p]. ``docs`` may be any iterable."""
-    from kerasattn.heads import as_probabilities
-
     model, _ = _unwrap(model)
     lay = layout.of_model(model)
     out = []
@@ -343,7 +340,7 @@ def _forward(model, layers, ids, values, targets=None, gradients=True):
     Returns (probabilities (b, classes), targets (b,), gradients of each row's
     target probability with respect to each of ``values`` (or None)).
     """
-    import tensorflow as tf
+    import tensorflow as tf  # late: kerasattn.interpret loads without it (JAX, PyTorch)
 
     values = [tf.convert_to_tensor(v, tf.float32) for v in values]
     calls = [_constant(v, layer.compute_dtype) for layer, v in zip(layers, values)]
@@ -685,8 +682,6 @@ def _document_scores(plan, trimmed, doc, method):
 
 
 def _attention_method(model, ids, method, batch_size=32, preprocessor=None):
-    from kerasattn.heads import as_probabilities
-
     model, docs, tokens, lay = _prepare_ids(model, ids, preprocessor)
     plan = _plan(model)
     if method == "rollout" and not plan.has_self:

@@ -41,13 +41,19 @@ import dataclasses
 import math
 
 import numpy as np
+from keras import ops
+from scipy.stats import kendalltau
 
 from kerasattn.data import layout
-from kerasattn.metrics import mean_std
-from kerasattn.interpret.attributions import (METHODS, _chunks, _unwrap, applicable_methods,
-                                              explain_tokens, is_hierarchical, keep_tokens,
+from kerasattn.heads import as_probabilities
+from kerasattn.interpret.attention import attention_layers
+from kerasattn.interpret.attributions import (METHODS, _chunks, _plan, _replaced_calls, _unwrap,
+                                              applicable_methods, explain_tokens,
+                                              is_hierarchical, keep_tokens,
                                               predict_probabilities, prepare_documents,
                                               remove_tokens)
+from kerasattn.layers import AttentionPooling, TargetAttention
+from kerasattn.metrics import mean_std
 
 DEFAULT_KS = (1, 5, 10, 20, 50)
 
@@ -192,8 +198,6 @@ def random_erasure(model, texts_or_ids, preprocessor=None, ks=DEFAULT_KS, draws=
 def kendall_tau(a, b):
     """Kendall's τ_b between two score vectors (scipy.stats.kendalltau); NaN when
     either has fewer than two tokens or is constant."""
-    from scipy.stats import kendalltau
-
     a, b = np.asarray(a, np.float64).reshape(-1), np.asarray(b, np.float64).reshape(-1)
     if a.shape != b.shape:
         raise ValueError(f"score vectors of different lengths: {len(a)} and {len(b)}")
@@ -219,23 +223,17 @@ def rank_agreement(explanations_a, explanations_b, magnitude=True):
 # -- permuting a pooling attention --------------------------------------------------------
 
 def _supported_pooling(layer):
-    from kerasattn.layers import AttentionPooling, TargetAttention
-
     return isinstance(layer, (AttentionPooling, TargetAttention))
 
 
 def pooling_layers(model):
     """The model's pooling attention layers that :func:`permutation_test` can permute,
     in graph order (``AttentionPooling``, ``InterAttention``, ``TargetAttention``)."""
-    from kerasattn.interpret.attention import attention_layers
-
     model, _ = _unwrap(model)
     return [layer for layer in attention_layers(model) if _supported_pooling(layer)]
 
 
 def _resolve_pooling(model, layer):
-    from kerasattn.interpret.attention import attention_layers
-
     found = pooling_layers(model)
     if layer is None:
         if not found:
@@ -261,15 +259,11 @@ def _word_level(model, layer):
     """Whether ``layer`` runs on the folded words of a hierarchical model."""
     if not is_hierarchical(model):
         return False
-    from kerasattn.interpret.attributions import _plan
-
     axes = _plan(model).axes
     return axes.get(layer.name, ("",))[0] == "sentence"
 
 
 def _permuting_call(layer, permutation):
-    from keras import ops
-
     original = type(layer).call
 
     def call(inputs, mask=None, return_attention_scores=False, **kwargs):
@@ -302,9 +296,6 @@ def permuted_probabilities(model, ids, permutations, layer=None):
     Returns:
         (batch, classes) probabilities.
     """
-    from kerasattn.interpret.attributions import _replaced_calls
-    from kerasattn.heads import as_probabilities
-
     model, _ = _unwrap(model)
     layer = _resolve_pooling(model, layer)
     ids = np.asarray(ids, np.int32)
@@ -359,9 +350,6 @@ def permutation_test(model, texts_or_ids, preprocessor=None, layer=None, num_per
     """
     model, docs, _, hierarchical = prepare_documents(model, texts_or_ids, preprocessor)
     layer = _resolve_pooling(model, layer)
-    from kerasattn.interpret.attributions import _plan
-    from kerasattn.heads import as_probabilities
-
     word_level = _word_level(model, layer)
     probe = _plan(model).probe
     rng = np.random.default_rng(seed)

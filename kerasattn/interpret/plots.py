@@ -28,12 +28,12 @@ from kerasattn.explanation_pages import (METHOD_NAMES, attention_html,  # noqa: 
 
 def _save(fig, path, tight=True):
     """Write ``fig`` to ``path`` (creating its folder) and close it."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # late: matplotlib loads only where a figure is drawn
 
     if tight:
         fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    from kerasattn.run_plots import save_figure
+    from kerasattn.run_plots import save_figure  # late: importing it switches matplotlib to Agg
 
     save_figure(fig, path)  # whole, following no link
     plt.close(fig)
@@ -48,10 +48,10 @@ def attention_heatmap(matrix, tokens, path, title="", max_tokens=80):
     """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
-    import matplotlib
+    import matplotlib  # late: heavy; switched to Agg when a figure is drawn, not on import
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # late: after matplotlib.use("Agg")
 
     matrix = np.asarray(matrix, dtype=np.float64)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
@@ -86,10 +86,10 @@ def iterative_heatmap(weights, tokens, path, title="", max_tokens=80):
     """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
-    import matplotlib
+    import matplotlib  # late: heavy; switched to Agg when a figure is drawn, not on import
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # late: after matplotlib.use("Agg")
 
     weights = np.asarray(weights, dtype=np.float64)
     steps = weights.shape[0] if weights.ndim == 2 else 0
@@ -123,10 +123,10 @@ def word_colour_map(weights, tokens, path, title="", line_chars=90, max_tokens=6
     Transformer paper's Figures 11–12): ``weights`` holds one value per token,
     scaled to the text's largest. Words wrap at ``line_chars`` characters;
     texts longer than ``max_tokens`` show their first ``max_tokens`` words."""
-    import matplotlib
+    import matplotlib  # late: heavy; switched to Agg when a figure is drawn, not on import
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # late: after matplotlib.use("Agg")
 
     weights = np.asarray(weights, dtype=np.float64).ravel()
     if len(weights) != len(tokens):
@@ -171,10 +171,10 @@ def hierarchical_heatmap(explanation, word_layer, sentence_layer, path, title=""
     its words in cells coloured by their word-level weight, the sentence-level
     weight in a column on the left. Longer texts show their first ``max_sentences``
     sentences and ``max_words`` words of each (the title says so)."""
-    import matplotlib
+    import matplotlib  # late: heavy; switched to Agg when a figure is drawn, not on import
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # late: after matplotlib.use("Agg")
 
     ex = explanation
     longest = max((len(s) for s in ex.tokens), default=0)

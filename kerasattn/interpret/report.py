@@ -21,6 +21,13 @@ Figure 6).
 import glob
 import os
 
+from kerasattn.interpret import Explanation, attention_layers, extract_attention
+from kerasattn.interpret.attributions import (applicable_methods, explain_tokens,
+                                              predict_probabilities, prepare_documents)
+from kerasattn.interpret.plots import (METHOD_NAMES, attention_heatmap, attention_html,
+                                       hierarchical_heatmap, hierarchical_levels,
+                                       iterative_heatmap, word_colour_map)
+
 
 def heatmaps_of(output):
     """The heatmaps an earlier page at ``output`` left beside it (``STEM-<n>-<layer>.png``),
@@ -31,8 +38,6 @@ def heatmaps_of(output):
 
 def _token_attribution(model, texts, pre, method, steps):
     """The run's attributions of ``texts`` by ``method`` (None for ``"none"``)."""
-    from kerasattn.interpret.attributions import applicable_methods, explain_tokens
-
     if method == "none":
         return None
     available = applicable_methods(model)
@@ -45,9 +50,6 @@ def _token_attribution(model, texts, pre, method, steps):
 def _explanations(model, texts, pre):
     """The attention of each text (``extract_attention``); a model without attention
     gets each text's tokens and probabilities with an empty ``attention``."""
-    from kerasattn.interpret import Explanation, attention_layers, extract_attention
-    from kerasattn.interpret.attributions import predict_probabilities, prepare_documents
-
     if attention_layers(model):
         return extract_attention(model, texts, pre)
     _, docs, tokens, hierarchical = prepare_documents(model, texts, pre)
@@ -73,10 +75,6 @@ def write_report(model, pre, texts, output, class_names=None, model_name="model"
             shows its predictions alone).
         steps: integrated gradients' steps.
     """
-    from kerasattn.interpret.plots import (METHOD_NAMES, attention_heatmap, attention_html,
-                                           hierarchical_heatmap, hierarchical_levels,
-                                           iterative_heatmap, word_colour_map)
-
     attributions = _token_attribution(model, texts, pre, attribution, steps)
     explanations = _explanations(model, texts, pre)
     stem = os.path.splitext(output)[0]

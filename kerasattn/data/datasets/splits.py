@@ -14,7 +14,9 @@ def stratified_split(labels, fraction, seed):
     Uses scikit-learn's ``train_test_split``; indices come back sorted so the
     original order of the data is kept within each part.
     """
-    from sklearn.model_selection import train_test_split
+    # late: scikit-learn (with SciPy) takes seconds to import, and kerasattn.data.datasets
+    # loads on light paths (kerasattn.runs, training.portable fit)
+    from sklearn.model_selection import train_test_split  # late: see above
 
     labels = np.asarray(labels, dtype=np.int64)
     idx = np.arange(len(labels))
@@ -45,7 +47,7 @@ def grouped_split(labels, groups, fraction, seed):
     Raises:
         ValueError: fewer groups than folds.
     """
-    from sklearn.model_selection import StratifiedGroupKFold
+    from sklearn.model_selection import StratifiedGroupKFold  # late: as train_test_split
 
     labels = np.asarray(labels, dtype=np.int64)
     groups = np.asarray(groups, dtype=object)
