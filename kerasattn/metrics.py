@@ -145,7 +145,7 @@ def learning_banner(check):
 
 def time_limit(seconds):
     """A :class:`kerasattn.callbacks.TimeLimit` of ``seconds`` (see there)."""
-    from kerasattn.callbacks import TimeLimit  # Keras and TensorFlow: metrics need neither
+    from kerasattn.callbacks import TimeLimit  # late: Keras; the scores (benchmarks) need none
 
     return TimeLimit(seconds)
 

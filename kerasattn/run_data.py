@@ -17,7 +17,7 @@ def load_dataset(config, data_dir=None, download=True):
     (streamed if it was); training loads through here too
     (:func:`kerasattn.training.trainer.load_data`)."""
     if config.get("stream"):
-        from kerasattn.data import streaming  # TensorFlow: a streamed dataset only
+        from kerasattn.data import streaming  # late: TensorFlow, for a streamed dataset only
 
         return streaming.load(config["dataset"], data_dir=data_dir,
                               val_fraction=config["train"]["val_fraction"], seed=config["seed"],

@@ -40,6 +40,7 @@ import shutil
 
 import numpy as np
 
+import kerasattn.models  # noqa: F401  (registers the zoo's models: _read_model loads them)
 from kerasattn import ownership
 from kerasattn._quiet import physical_gpus
 from kerasattn.data import datasets
@@ -512,7 +513,7 @@ def open_run(run_dir, finished=True, need=None):
         legacy = os.path.join(run_dir, "model.joblib")  # a pickle: refused by name below
         if config["kind"] == "classical" and not os.path.exists(
                 os.path.join(run_dir, CLASSICAL_MODEL)) and os.path.exists(legacy):
-            from kerasattn.models import tfidf  # Keras and TensorFlow: a legacy run only
+            from kerasattn.models import tfidf  # late: scikit-learn, slow: a legacy run only
 
             tfidf.load(os.path.join(run_dir, CLASSICAL_MODEL))  # raises UnsafeModelError
         files += [CLASSICAL_MODEL] if config["kind"] == "classical" else \
@@ -557,11 +558,11 @@ def read_json(path):
 
 def environment():
     """Versions and machine, recorded with every run."""
-    import keras  # Keras and its backend: read without TensorFlow elsewhere in this module
-    import sklearn  # only for its version: slow to import
+    import keras  # late: Keras; the rest of this module reads runs without it
+    import sklearn  # late: slow to import, and only its version is read
 
     try:
-        import tensorflow as tf  # absent on a JAX or PyTorch machine (training.portable fit)
+        import tensorflow as tf  # optional: absent on a JAX or PyTorch machine (portable fit)
     except ImportError:
         tf = None
     return {
@@ -632,10 +633,9 @@ def load_saved_model(run_dir, compile=True):
 
 def _read_model(run_dir, config, compile):
     """``model.keras`` of the run ``open_run`` gave ``config`` for, as saved."""
-    import keras  # Keras and TensorFlow: the rest of this module reads runs without them
+    import keras  # late: Keras and TensorFlow; the rest of this module reads runs without them
 
-    import kerasattn.layers  # noqa: F401  (registers the custom layers; Keras)
-    import kerasattn.models  # noqa: F401  (the same)
+    import kerasattn.layers  # noqa: F401  late: Keras (registers the custom layers with it)
 
     if config["kind"] == "classical":
         raise RunError(f"{run_dir} holds a {config['model']!r} run: a scikit-learn model "
@@ -651,7 +651,7 @@ def _read_model(run_dir, config, compile):
 def load_preprocessor(run_dir):
     """The run's :class:`~kerasattn.data.preprocessing.TextPreprocessor`;
     :class:`RunError` when its files are missing or damaged."""
-    from kerasattn.data.preprocessing import TextPreprocessor  # TensorFlow (its text ops)
+    from kerasattn.data.preprocessing import TextPreprocessor  # late: TensorFlow (text ops)
 
     try:
         return TextPreprocessor.load(run_dir)
@@ -662,7 +662,7 @@ def load_preprocessor(run_dir):
 
 def write_plots(run_dir, title, class_names, test_metrics, roc=None):
     """learning_curves.png, confusion_matrix.png and (binary) roc_curve.png."""
-    from kerasattn import run_plots  # matplotlib, switched to Agg: only where plots are drawn
+    from kerasattn import run_plots  # late: matplotlib (switched to Agg), plots only
 
     made = []
     history = os.path.join(run_dir, HISTORY)

@@ -10,6 +10,8 @@ import difflib
 import importlib
 import sys
 
+from kerasattn import __version__
+
 # command -> (module under kerasattn.cli, one line of help)
 COMMANDS = {
     "train": ("train", "train a model on a dataset into a run directory"),
@@ -47,8 +49,6 @@ def main(argv=None):
         print(_help())
         return 0
     if command == "--version":
-        from kerasattn import __version__
-
         print(f"kerasattn {__version__}")
         return 0
     if command not in COMMANDS:

@@ -31,10 +31,12 @@ import argparse
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser, bounded_int, seed, with_types
+from kerasattn.cli.parsing import ArgumentParser, bounded_int, fault_line, seed, with_types
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from kerasattn import run_data, runs  # noqa: E402
+from kerasattn.data.datasets import DatasetError  # noqa: E402
 from kerasattn.experiments import attention_faithfulness  # noqa: E402
 
 
@@ -64,10 +66,10 @@ def main(argv=None):
         args.split = [] if args.faithfulness else ["val", "test"]
     attention_faithfulness.check_flags(p, args, "--faithfulness-sample")
 
-    from kerasattn import evaluation, run_data, runs  # Keras and TensorFlow: after parsing
-    from kerasattn.models.tfidf import UnsafeModelError
-    from kerasattn.data.datasets import DatasetError
-    from kerasattn.metrics import format_metrics
+    # late, these three: --help and bad flags answer without loading them
+    from kerasattn import evaluation  # late: Keras and TensorFlow
+    from kerasattn.metrics import format_metrics  # late: scikit-learn, slow to import
+    from kerasattn.models.tfidf import UnsafeModelError  # late: scikit-learn, the same
 
     try:  # the one check of a run every command makes (marker, files, finished)
         config = runs.open_run(args.run)
@@ -90,8 +92,6 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return 2
     except Exception as e:  # a damaged model file or a machine fault: one line
-        from kerasattn.cli.parsing import fault_line
-
         line = fault_line(e, args.run)
         if line is None:
             raise
@@ -105,7 +105,7 @@ def main(argv=None):
             line += f"   (recorded accuracy {saved[s]['accuracy']:.4f})"
         print(line)
     if report is not None:
-        from kerasattn.interpret import format_report
+        from kerasattn.interpret import format_report  # late: Keras and TensorFlow, after parsing
 
         print(f"faithfulness on {report['documents']} test texts (seed "
               f"{report['seed']}, integrated gradients with {report['ig_steps']} "
@@ -121,8 +121,6 @@ def main(argv=None):
         try:
             runs.write_json(saved_path, saved)  # whole or not at all
         except OSError as e:
-            from kerasattn.cli.parsing import fault_line
-
             print(f"error: {fault_line(e, saved_path) or e}", file=sys.stderr)
             return 1
         print(f"wrote {saved_path}")

@@ -31,8 +31,9 @@ import os
 import sys
 
 from kerasattn import runs
-from kerasattn.cli.parsing import (ArgumentParser, output_file_error, port_number, positive_int,
-                                   read_text_lines, utf8_text)
+from kerasattn.cli.parsing import (ArgumentParser, fault_line, output_file_error, port_number,
+                                   positive_int, read_text_lines, utf8_text)
+from kerasattn.preset_dirs import METADATA
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -85,7 +86,7 @@ def explain(run_dir, texts, output, max_tokens=80, heatmaps=True,
             attribution="integrated_gradients", steps=50):
     """Write a run's page (and heatmaps) for ``texts``: :func:`kerasattn.interpret.report.
     write_report` on the run's model; returns (html path, png paths)."""
-    from kerasattn.interpret.report import write_report  # Keras and TensorFlow: after parsing
+    from kerasattn.interpret.report import write_report  # late: Keras and TensorFlow, after parsing
 
     run = runs.load_run(run_dir)
     return write_report(run.backbone, run.preprocessor, texts, output,
@@ -101,8 +102,6 @@ def _error(message):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    from kerasattn.preset_dirs import METADATA
-
     saved = args.serve and (args.run.endswith(".keras") and os.path.isfile(args.run)
                             or os.path.isfile(os.path.join(args.run, METADATA)))
     if not saved:
@@ -116,7 +115,7 @@ def main(argv=None):
         if args.output or args.text or args.input:
             return _error("--serve takes its texts from the page: drop --output, --text "
                           "and --input")
-        from kerasattn import explain_server as server
+        from kerasattn import explain_server as server  # late: Keras and TensorFlow, after parsing
 
         try:
             return server.serve(args.run, args.host, args.port)
@@ -124,7 +123,7 @@ def main(argv=None):
             return _error(e)
     if not args.output:
         return _error("give --output FILE.html (or --serve for the interactive page)")
-    from kerasattn.interpret.report import heatmaps_of
+    from kerasattn.interpret.report import heatmaps_of  # late: Keras and TensorFlow, after parsing
 
     problem = output_file_error(args.output, args.overwrite)
     if problem is None and not args.overwrite and not args.no_heatmaps \
@@ -146,8 +145,6 @@ def main(argv=None):
     except ValueError as e:
         return _error(e)
     except Exception as e:  # a full disk, a read-only folder
-        from kerasattn.cli.parsing import fault_line
-
         line = fault_line(e, args.output)
         if line is None and isinstance(e, OSError):
             line = f"cannot write {e.filename or args.output}: {e.strerror or e}"

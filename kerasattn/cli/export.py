@@ -22,7 +22,8 @@ import argparse
 import os
 import sys
 
-from kerasattn.cli.parsing import ArgumentParser, length
+from kerasattn import runs
+from kerasattn.cli.parsing import ArgumentParser, fault_line, length
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -54,8 +55,7 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    from kerasattn import export, runs
-    from kerasattn.cli.parsing import fault_line
+    from kerasattn import export  # late: Keras and TensorFlow, after parsing
 
     if args.preset and (args.output or args.max_length):
         return _error("--preset writes a preset, not a SavedModel: drop --output and "
@@ -82,7 +82,7 @@ def main(argv=None):
                       f"first epoch ended?)")
     try:
         if args.preset:
-            from kerasattn import TextClassifier
+            from kerasattn import TextClassifier  # late: Keras and TensorFlow, after parsing
 
             path = TextClassifier.from_run(args.run, compile=False).save_to_preset(
                 args.preset, overwrite=args.overwrite)

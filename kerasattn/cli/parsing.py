@@ -1,7 +1,12 @@
 """The command line's argument parser: argparse's, with bad input as one line."""
 
 import argparse
+import atexit
+import errno
+import io
+import os
 import re
+import sys
 
 # the rule for a number, a command-line flag's or a library argument's (standard library
 # only, as this module: kerasattn predict imports it)
@@ -39,8 +44,6 @@ def output_file_error(path, overwrite=False, flag="--output"):
     existing directory; an existing file, unless ``overwrite``; a parent folder that is
     missing, a file, or not writable. Checked before any work, so a refused command
     leaves everything as it was."""
-    import os
-
     if os.path.isdir(path):
         return f"{flag} {path} is a directory; give a file name"
     if os.path.lexists(path) and not overwrite:
@@ -51,8 +54,6 @@ def output_file_error(path, overwrite=False, flag="--output"):
 def writable_dir_error(folder, flag, path):
     """Why files cannot be made in ``folder`` (made if missing) for ``flag path``, as
     one line; None when they can."""
-    import os
-
     probe = folder
     while not os.path.exists(probe):  # the nearest folder that exists
         parent = os.path.dirname(probe)
@@ -70,8 +71,6 @@ def decode_lines(data, name):
     """The lines of UTF-8 ``data`` (bytes; universal newlines, as a text-mode file reads
     them; a leading byte-order mark dropped); ``ValueError`` ``NAME:LINE: not valid UTF-8
     (byte 0x.. at column C)`` otherwise, a line a command prints after ``error:``."""
-    import io
-
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -87,8 +86,6 @@ def read_text_lines(path, stdin=None):
     """The non-empty lines of the UTF-8 file ``path`` (``-``: ``stdin``'s bytes); raises
     ``ValueError`` ``PATH:LINE: not valid UTF-8 ...`` or ``PATH: <why it cannot be
     read>``, a line the command prints after ``error:``. A byte-order mark is dropped."""
-    import sys
-
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin
         data, name = getattr(stream, "buffer", stream).read(), "<stdin>"
@@ -108,8 +105,6 @@ def fault_line(error, where=None):
     """One line for a write that the machine refused (``error`` or an error it was
     raised from: a full disk, a read-only file system, no permission; TensorFlow and
     h5py re-raise an ``OSError`` as their own errors), or None for any other error."""
-    import errno
-
     seen, words = set(), {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk is full",
                           errno.EROFS: "the file system is read-only",
                           errno.EACCES: "permission denied", errno.EPERM: "permission denied"}
@@ -150,10 +145,6 @@ def end_after_fault(rc):
     (a segfault, exit status 139) after the right error line. Only in a process that
     runs a kerasattn command (``python -m training.*``, ``python -m kerasattn``, the
     ``kerasattn`` console script), never in a program that called ``main`` itself."""
-    import atexit
-    import os
-    import sys
-
     spec = getattr(sys.modules.get("__main__"), "__spec__", None)
     name = spec.name if spec is not None else ""
     if name.startswith(("training.", "kerasattn")) or \
@@ -165,8 +156,6 @@ def quiet_after_disk_full():
     """Drop the messages Python prints for errors raised while h5py objects are freed
     ("Exception ignored in ... __dealloc__") when they only repeat that the disk is full:
     the command reports that once, as its one error line."""
-    import sys
-
     previous, previous_excepthook = sys.unraisablehook, sys.excepthook
 
     def hook(unraisable):
@@ -190,9 +179,6 @@ def quiet_after_disk_full():
 
 
 def _hard_exit(rc):
-    import os
-    import sys
-
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(rc)

@@ -18,10 +18,15 @@ directory as ``training.train`` does. ``prepare --jobs FILE`` prepares one run a
 import os
 import sys
 
+from kerasattn import runs
 from kerasattn.cli.parsing import (ArgumentParser, integer, length, plain, positive_float,
                                    positive_int)
+from kerasattn.data.datasets import DatasetError
+from kerasattn.training import parallel, prepared
+from kerasattn.training.diagnostics import out_of_memory, out_of_memory_message
+from kerasattn.training.errors import ConfigError, DivergedError
 
-BUCKET_STEP = 64  # kerasattn.training.buckets.BUCKET_STEP (not imported: --help stays fast)
+BUCKET_STEP = 64  # kerasattn.training.buckets.BUCKET_STEP (not imported: buckets imports Keras)
 
 
 def build_fit_parser():
@@ -56,10 +61,6 @@ def main(argv=None):
         print(plain(__doc__))
         return 2
     if argv[0] == "prepare":
-        from kerasattn.data.datasets import DatasetError
-        from kerasattn.training import prepared
-        from kerasattn.training.config import ConfigError
-
         try:
             if argv[1:2] == ["--jobs"]:
                 if len(argv) < 3:
@@ -74,9 +75,6 @@ def main(argv=None):
         return 0
     p = build_fit_parser()
     args = p.parse_args(argv[1:])
-    from kerasattn import runs
-    from kerasattn.training.errors import ConfigError
-
     for k, run_dir in enumerate(args.run):  # every run is there before any is fitted
         if os.path.abspath(run_dir) in map(os.path.abspath, args.run[:k]):
             p.error(f"--run {run_dir} is given twice")
@@ -87,12 +85,8 @@ def main(argv=None):
         flags = ["--mixed-precision", args.mixed_precision, "--verbose", str(args.verbose),
                  "--bucket-step", str(args.bucket_step),
                  *(["--time-limit", repr(args.time_limit)] if args.time_limit else [])]
-        from kerasattn.training import parallel  # after parsing: --help stays fast
-
         return 1 if parallel.fit_parallel(args.run, min(args.parallel, len(args.run)), flags) else 0
-    from kerasattn.training import portable_fit  # Keras and its backend: after parsing
-    from kerasattn.training.diagnostics import out_of_memory, out_of_memory_message
-    from kerasattn.training.errors import DivergedError
+    from kerasattn.training import portable_fit  # late: Keras; --help and prepare need none
 
     failed = 0
     for run_dir in args.run:  # one run that diverges or runs out of memory: the others fit

@@ -25,8 +25,10 @@ import json
 import os
 import sys
 
-from kerasattn.cli import parsing  # the standard library only: no model code
-from kerasattn.saved_model_page import batches  # the same
+from kerasattn._quiet import physical_gpus, quiet_native_import  # the standard library only
+from kerasattn.cli import parsing  # the same: no model code
+from kerasattn.saved_model_page import batches, explain_page  # the same
+from kerasattn.saved_models import check as check_saved_model  # the same
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -86,8 +88,6 @@ def main(argv=None):
 
 
 def _run(args):
-    from kerasattn.saved_models import check as check_saved_model
-
     try:  # checked before it is loaded: its files, and a marker of an export
         check_saved_model(args.model_dir, explain=bool(args.explain))
     except ValueError as e:
@@ -103,10 +103,8 @@ def _run(args):
     classes = _class_names(args.model_dir)
     # TensorFlow's start-up lines that say nothing, dropped (kerasattn._quiet: the
     # standard library only, no model code)
-    from kerasattn._quiet import physical_gpus, quiet_native_import
-
     with quiet_native_import():
-        import tensorflow as tf
+        import tensorflow as tf  # late: --help and bad input answer without TensorFlow
     physical_gpus()  # the first device query, without its cuInit line on a CPU machine
     try:
         loaded = tf.saved_model.load(args.model_dir)
@@ -130,8 +128,6 @@ def _run(args):
     if args.explain:
         with open(os.path.join(args.model_dir, "assets", "attention.json")) as fh:
             axes = {k: tuple(v) for k, v in json.load(fh).items()}
-        from kerasattn.saved_model_page import explain_page
-
         try:
             explain_page(loaded.signatures["explain"], texts, axes, args.explain, classes)
         except OSError as e:

@@ -66,6 +66,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # the experiments are the library's (kerasattn.experiments); this module parses their flags
 from kerasattn import experiments  # noqa: E402
+from kerasattn.data.datasets import DatasetError  # noqa: E402
 from kerasattn.experiments import attention_faithfulness  # noqa: E402
 from kerasattn.experiments import EXPERIMENTS, SEEDED, ExperimentError  # noqa: E402,F401
 from kerasattn.experiments.attention_faithfulness import (  # noqa: E402
@@ -111,8 +112,6 @@ def main(argv=None):
     for run in args.run:
         if not os.path.exists(os.path.join(run, "config.json")):
             p.error(f"{run} is not a run directory (no config.json)")
-    from kerasattn.data.datasets import DatasetError
-
     if args.seeds < 1:
         p.error("--seeds must be >= 1")
     attention_faithfulness.check_flags(p, args, "--sample")

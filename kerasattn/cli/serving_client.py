@@ -58,9 +58,10 @@ def predict(texts, model, host="localhost", port=8500, signature="serving_defaul
     does not have one row per text."""
     texts = list(texts)
     check_options(port, timeout)
-    import grpc
-    import tensorflow as tf
-    from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
+    import grpc  # optional: the "serving" extra
+    import tensorflow as tf  # late: --help and bad flags answer without TensorFlow
+    from tensorflow_serving.apis import (  # optional: the "serving" extra
+        predict_pb2, prediction_service_pb2_grpc)
 
     request = predict_pb2.PredictRequest()
     request.model_spec.name = model
@@ -114,7 +115,7 @@ def main(argv=None):
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    import grpc
+    import grpc  # optional: the "serving" extra
 
     try:
         outputs = predict(args.texts, args.model, args.host, args.port, args.signature,

@@ -13,12 +13,19 @@ import sys
 # Quieter TensorFlow start-up; users can still override this.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from kerasattn.cli.parsing import ArgumentParser  # noqa: E402
+from kerasattn import training  # noqa: E402
+from kerasattn.cli.parsing import (  # noqa: E402
+    ArgumentParser, end_after_fault, fault_line, quiet_after_disk_full)
+from kerasattn.data import streaming  # noqa: E402
+from kerasattn.data.datasets import DatasetError  # noqa: E402
 from kerasattn.training import arguments  # noqa: E402
 # the flags and their resolution live in the library (re-exported: config_of, ...)
 from kerasattn.training.arguments import (  # noqa: E402,F401
     config_of, resolve_config, validate_args)
 from kerasattn.training.config import ConfigError  # noqa: E402,F401  (raised, re-exported)
+from kerasattn.training.diagnostics import (  # noqa: E402
+    disk_full, out_of_memory, out_of_memory_message)
+from kerasattn.training.errors import DivergedError  # noqa: E402
 
 
 def build_parser():
@@ -36,8 +43,6 @@ def train(argv=None):
         parser.error("--verbose must be auto, 0, 1 or 2")
     validate_args(args)
     config = resolve_config(args, argv)
-    from kerasattn import training
-
     return training.train(config, output_dir=args.output_dir, run_name=args.run_name,
                           data_dir=args.data_dir, download=not args.no_download,
                           restart=args.restart, overwrite=args.overwrite,
@@ -45,12 +50,6 @@ def train(argv=None):
 
 
 def main(argv=None):
-    from kerasattn.data.datasets import DatasetError
-    from kerasattn.training.diagnostics import disk_full, out_of_memory, out_of_memory_message
-    from kerasattn.training.errors import DivergedError
-
-    from kerasattn.cli.parsing import quiet_after_disk_full
-
     quiet_after_disk_full()
     try:
         train(argv)
@@ -65,8 +64,6 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return 1
     except Exception as e:
-        from kerasattn.cli.parsing import end_after_fault, fault_line
-
         full = disk_full(e)
         if full is not None:
             print(f"error: the disk is full ({full}); free some space and run the same "
@@ -85,8 +82,6 @@ def main(argv=None):
                 file=sys.stderr)
             return 1
         # a malformed row found by a streamed pipeline surfaces as a tf.data error
-        from kerasattn.data import streaming
-
         if not streaming.is_format_error(e):
             raise
         print(f"error: {streaming.format_error(e)}", file=sys.stderr)

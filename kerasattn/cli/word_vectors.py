@@ -18,7 +18,9 @@ import argparse
 import os
 import sys
 
+from kerasattn import embeddings, models
 from kerasattn.cli.parsing import ArgumentParser, Bounds, length, positive_int, seed
+from kerasattn.data import datasets
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -92,9 +94,6 @@ def main(argv=None):
         if not os.path.isfile(path):
             print(f"error: --texts {path}: no such file", file=sys.stderr)
             return 2
-
-    from kerasattn import embeddings, models
-    from kerasattn.data import datasets
 
     try:
         embeddings.require_gensim()  # before reading anything

@@ -68,7 +68,8 @@ def measure_faithfulness(run_dir, size=FAITHFULNESS_SAMPLE, seed=0,
     """:func:`~kerasattn.interpret.faithfulness_report` of a Keras run on its
     :func:`faithfulness_sample`: the record stored under ``"faithfulness"``."""
     # Keras and TensorFlow: measured after a command's flags are parsed
-    from kerasattn.interpret.faithfulness import DEFAULT_KS, faithfulness_report
+    from kerasattn.interpret.faithfulness import (  # late: Keras and TensorFlow
+        DEFAULT_KS, faithfulness_report)
 
     run = runs.load_run(run_dir)
     texts, labels = faithfulness_sample(run.config, size, seed, data_dir)
@@ -162,13 +163,12 @@ def faithfulness_of_run(run_dir, sample=FAITHFULNESS_SAMPLE, seed=0,
     method against leave-one-out too, and paired differences (attention − each other
     method, each method − random) per document."""
     # Keras and TensorFlow (interpret), scikit-learn (metrics): measured after parsing
-    from kerasattn.interpret.attributions import (METHODS, applicable_methods,
-                                                  explain_tokens, predict_probabilities,
-                                                  prepare_documents)
-    from kerasattn.metrics import mean_std
-    from kerasattn.interpret.faithfulness import (DEFAULT_KS, erasure_row,
-                                                  erasure, permutation_test, pooling_layers,
-                                                  random_erasure, rank_agreement)
+    from kerasattn.interpret.attributions import (  # late: Keras and TensorFlow
+        METHODS, applicable_methods, explain_tokens, predict_probabilities, prepare_documents)
+    from kerasattn.interpret.faithfulness import (  # late: Keras and TensorFlow
+        DEFAULT_KS, erasure, erasure_row, permutation_test, pooling_layers, random_erasure,
+        rank_agreement)
+    from kerasattn.metrics import mean_std  # late: scikit-learn, slow to import
 
     run = runs.load_run(run_dir)
     config = run.config

@@ -71,7 +71,7 @@ def over_seeds(records):
     number, ``accuracy_std`` (the sample standard deviation over seeds; None for one
     seed), each seed's accuracy, best epochs and commands; the first seed's run directory
     (and every seed's in ``run_dirs``)."""
-    from kerasattn.metrics import mean_std  # scikit-learn: slow to import for --help
+    from kerasattn.metrics import mean_std  # late: scikit-learn, slow to import for --help
 
     out = dict(records[0])
     for key, value in records[0].items():

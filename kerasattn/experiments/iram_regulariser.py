@@ -7,7 +7,7 @@ device, versions, times and cut, and each seed's trained run's own record under
 import datetime
 import os
 
-from kerasattn import provenance
+from kerasattn import ownership, provenance, runs
 from kerasattn.experiments import common
 from kerasattn.experiments.common import (ExperimentError, _acc, _epochs, _progress, _records,
                                           _run_and_texts, over_seeds)
@@ -21,9 +21,10 @@ IRAM_REGULARISER_TRAINING = ["--model", "iram-vanilla", "--dataset", "sst2", "--
 
 def step_statistics_of_run(run_dir, split="test", data_dir=None, limit=None, verbose=True):
     """(config, {layer: step_statistics}) of an IRAM run over a split of its dataset."""
-    import keras
+    # the experiments load with kerasattn reproduce's and evaluate's flags (--help)
+    import keras  # late: Keras and TensorFlow, measured after parsing
 
-    from kerasattn.interpret import iter_attention, step_statistics
+    from kerasattn.interpret import iter_attention, step_statistics  # late: the same
 
     config, model, pre, texts = _run_and_texts(run_dir, split, data_dir, limit)
     out = {}
@@ -80,16 +81,12 @@ def write_iram_regulariser(records, path):
                                            for r in rows})]
     text = "\n".join(lines) + "\n"
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    from kerasattn import ownership
-
     ownership.write_text(path, text)  # whole, following no link
     return text
 
 
 def iram_regulariser(run_dirs, output_dir, results_dir, data_dir=None, limit=None,
                      dataset=None, seeds=1):
-    from kerasattn import runs
-
     if dataset not in (None, "sst2"):
         raise ExperimentError("iram-regulariser trains on sst2 (the paper's §4.3); give runs "
                               "trained elsewhere with --run")

@@ -7,7 +7,7 @@ device, versions, times and cut, and the trained run's own record under ``"run"`
 import datetime
 import os
 
-from kerasattn import provenance
+from kerasattn import ownership, provenance, runs
 from kerasattn.experiments import common
 from kerasattn.experiments.common import ExperimentError, _progress, _records, _run_and_texts
 
@@ -50,9 +50,11 @@ def _matrices(explanations, layer):
 
 def table2_statistics(run_dir, split="test", data_dir=None, limit=None, verbose=True):
     """{layer: attention_statistics} of a run's model over a split of its dataset."""
-    import keras
+    # the experiments load with kerasattn reproduce's and evaluate's flags (--help)
+    import keras  # late: Keras and TensorFlow, measured after parsing
 
-    from kerasattn.interpret import attention_layers, attention_statistics, iter_attention
+    from kerasattn.interpret import (  # late: the same
+        attention_layers, attention_statistics, iter_attention)
 
     config, model, pre, texts = _run_and_texts(run_dir, split, data_dir, limit)
     out = {}
@@ -138,15 +140,11 @@ def write_table2(records, path):
                   f"({_compare(rs, rt)}).", ""]
     text = "\n".join(lines)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    from kerasattn import ownership
-
     ownership.write_text(path, text)  # whole, following no link
     return text
 
 
 def sanet_table2(run_dirs, output_dir, results_dir, data_dir=None, limit=None, dataset=None):
-    from kerasattn import runs
-
     if dataset is not None:
         raise ExperimentError("sanet-table2 measures its four datasets; give other runs with --run")
     if not run_dirs:

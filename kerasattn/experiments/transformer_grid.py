@@ -9,7 +9,7 @@ and each seed's run's own record under ``"runs"``)."""
 import datetime
 import os
 
-from kerasattn import provenance
+from kerasattn import provenance, runs
 from kerasattn.experiments import common
 from kerasattn.experiments.common import (ExperimentError, _acc, _epochs, _seeds_note, _write,
                                           over_seeds)
@@ -66,8 +66,6 @@ def _baseline_cli(dataset, name):
 
 def _test_record(run_dir):
     """Test metrics of a run, with the positive class's F1/precision/recall for binary tasks."""
-    from kerasattn import runs
-
     config = runs.read_json(os.path.join(run_dir, runs.CONFIG))
     metrics = runs.read_json(os.path.join(run_dir, runs.METRICS))
     test, names = metrics["test"], config["class_names"]
@@ -85,7 +83,7 @@ def _test_record(run_dir):
 
 def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=None,
                      dataset=None, seeds=1):
-    from kerasattn import run_plots, runs
+    from kerasattn import run_plots  # late: matplotlib, for the figures only
 
     if run_dirs:
         raise ExperimentError("transformer-grid trains its twelve runs itself (and reuses finished "
@@ -145,7 +143,7 @@ def transformer_grid(run_dirs, output_dir, results_dir, data_dir=None, limit=Non
 
 def transformer_baselines(run_dirs, output_dir, results_dir, data_dir=None, limit=None,
                           dataset=None, seeds=1):
-    from kerasattn import run_plots, runs
+    from kerasattn import run_plots  # late: matplotlib, for the figures only
 
     if run_dirs:
         raise ExperimentError("transformer-baselines trains its runs itself; it takes no --run")

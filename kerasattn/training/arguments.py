@@ -47,9 +47,11 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
 def build_parser(parser_class=argparse.ArgumentParser):
     """The parser of the train command's flags, a ``parser_class`` (the command gives
     :class:`kerasattn.cli.parsing.ArgumentParser`, whose errors are one line)."""
-    from kerasattn import models, recipes
-    from kerasattn.data import datasets
-    from kerasattn.data.preprocessing import TRUNCATIONS
+    # late, all three: kerasattn.cli.parsing imports this module, and it stays standard
+    # library only (kerasattn predict loads no model code, no Keras, no TensorFlow)
+    from kerasattn import models, recipes  # late: Keras (recipes); model code
+    from kerasattn.data import datasets  # late: NumPy and the dataset code
+    from kerasattn.data.preprocessing import TRUNCATIONS  # late: TensorFlow
 
     # A number's form is argparse's to check (an integer; a finite number: no inf, nan
     # or -0), one "error: argument --FLAG: ..." line; its range validate_args's, by the
@@ -163,8 +165,10 @@ def _flag(key):
 def validate_args(args):
     """Raise :class:`ConfigError` for flag values no run can use (named as flags): an
     unknown dataset, a missing ``--embeddings`` file, out-of-range settings."""
-    from kerasattn.data.datasets import names as dataset_names
-    from kerasattn.training.config import SETTINGS, check_run_name, check_settings
+    # late: this module stays standard library only (as build_parser says)
+    from kerasattn.data.datasets import names as dataset_names  # late: NumPy
+    from kerasattn.training.config import (  # late: TensorFlow (through preprocessing)
+        SETTINGS, check_run_name, check_settings)
 
     if args.dataset not in dataset_names() and not args.dataset.startswith(
             ("csv:", "jsonl:", "tsv:")):
@@ -220,8 +224,9 @@ def resolve_config(args, argv, device="auto"):
     """The run's :class:`~kerasattn.training.RunConfig`: the preset, its recipe
     (``--recipe``; when none is named, the one :func:`kerasattn.recipes.for_device` picks
     for ``device``: see :meth:`RunConfig.create`), then the flags."""
-    from kerasattn import models
-    from kerasattn.training import RunConfig, TrainSettings
+    # late: this module stays standard library only (as build_parser says)
+    from kerasattn import models  # late: model code
+    from kerasattn.training import RunConfig, TrainSettings  # late: TensorFlow (config)
 
     preset = models.get_preset(args.model)
     model_options = _parse_model_options(args.model_option)

@@ -7,9 +7,11 @@ dimension is padded to the batch size with zero-weight empty rows
 (:func:`batch_arrays`). A hierarchical model's (HAN, HCAN) batches are (texts,
 sentences, words): the sentence axis is rounded up to a power of two and the word
 axis is one width per split (its longest sentence, rounded up the same way), both
-capped at the text limits. NumPy only, but for :func:`batch_sequence` (Keras).
+capped at the text limits. The batches are NumPy arrays; :func:`batch_sequence`
+serves them as a Keras ``PyDataset``.
 """
 
+import keras
 import numpy as np
 
 BUCKET_STEP = 64
@@ -143,8 +145,6 @@ def shapes_line(splits, batch_size, step=BUCKET_STEP):
 def batch_sequence(split, batch_size, seed=None, step=BUCKET_STEP):
     """A ``keras.utils.PyDataset`` of ``split``'s bucketed batches (:func:`batch_arrays`),
     reshuffled every epoch when ``seed`` is given."""
-    import keras  # Keras and its backend: the batches themselves are NumPy only
-
     class Batches(keras.utils.PyDataset):
         """Bucketed batches; reshuffled every epoch when seeded."""
 

@@ -13,6 +13,7 @@ import dataclasses
 import os
 from typing import Any
 
+from kerasattn import models, recipes, runs
 from kerasattn.data.datasets import VAL_SPLITS
 from kerasattn.data.preprocessing import TRUNCATIONS
 from kerasattn.models.registry import TRAIN_DEFAULTS
@@ -169,8 +170,6 @@ class RunConfig:
         progress (or at the end of an epoch whose validation passed it) once that long
         has passed in ``fit`` (the partial epoch is validated;
         ``metrics.json`` records where it stopped). Raises :class:`ConfigError`."""
-        from kerasattn import models, recipes
-
         try:
             preset = models.get_preset(model)
         except ValueError as e:
@@ -233,9 +232,7 @@ class RunConfig:
 
     def to_json(self):
         """The ``config.json`` dictionary (JSON types only)."""
-        from kerasattn.runs import as_json
-
-        return as_json(dataclasses.asdict(self))
+        return runs.as_json(dataclasses.asdict(self))
 
     @classmethod
     def from_json(cls, data):
@@ -256,8 +253,6 @@ class RunConfig:
         or a run directory) differs from this configuration, a training setting or
         model option named as ``train.learning_rate`` or ``model_config.units``
         (``[]``: the same run; None: no readable ``config.json`` there)."""
-        from kerasattn import runs
-
         if isinstance(stored, (str, os.PathLike)):
             path = os.path.join(stored, runs.CONFIG)
             if not os.path.exists(path):
@@ -284,8 +279,6 @@ class RunConfig:
     def recipe_summary(self):
         """One line for the log: what this run's recipe changes from the preset's default
         recipe (``units=200 (default 400), batch_size=64 (default 32)``)."""
-        from kerasattn import models, recipes
-
         preset = models.get_preset(self.model)
         default = recipes.get_recipe(self.model, recipes.DEFAULT)
         train = {**preset.training_defaults(), **default.train}
@@ -298,8 +291,6 @@ class RunConfig:
 
     def preprocessor_options(self):
         """The run's ``TextPreprocessor`` arguments."""
-        from kerasattn import models, recipes
-
         return recipes.preprocessor_options(models.get_preset(self.model),
                                             **dataclasses.asdict(self.train))
 

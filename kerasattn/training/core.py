@@ -13,6 +13,12 @@ import dataclasses
 import os
 import time
 
+import keras
+
+from kerasattn import callbacks as callbacks_
+from kerasattn import runs
+from kerasattn.metrics import (classification_metrics, format_metrics, learning_banner,
+                               learning_check, time_limit_record, time_limit_warning)
 from kerasattn.training.diagnostics import diverged_message
 from kerasattn.training.errors import DivergedError
 
@@ -71,12 +77,6 @@ def fit_and_evaluate(model, fit, predict, run_dir, class_names, *, what, early_s
         ``(best model, FitResult)``. Raises
         :class:`kerasattn.training.errors.DivergedError` when the loss diverged.
     """
-    import keras
-
-    from kerasattn import callbacks as callbacks_
-    from kerasattn import runs
-    from kerasattn.metrics import classification_metrics, time_limit_record
-
     best_path = os.path.join(run_dir, runs.KERAS_MODEL)
     history_path = os.path.join(run_dir, runs.HISTORY)
     past = list(past)
@@ -133,8 +133,6 @@ def run_metrics(model_name, dataset, dataset_notes, result, class_names, train_s
     ``result``, its time and speed over ``train_size`` training texts an epoch, what it
     recorded (best epoch, time limit, ...), ``extra``, and whether it learned
     (:func:`kerasattn.metrics.learning_check`)."""
-    from kerasattn.metrics import learning_check
-
     return {
         "model": model_name, "dataset": dataset, "dataset_notes": list(dataset_notes),
         "val": result.results["val"], "test": result.results["test"],
@@ -151,9 +149,6 @@ def finish_run(run_dir, metrics, result, class_names, epochs, log=print):
     """Write the finished run: the test split's plots, then ``metrics.json`` (last: it
     marks the run finished), and report its scores, a time limit that cut it and a run
     that did not learn. ``epochs``: the configured epochs."""
-    from kerasattn import runs
-    from kerasattn.metrics import format_metrics, learning_banner, time_limit_warning
-
     runs.write_plots(run_dir, f"{metrics['model']} on {metrics['dataset']}", class_names,
                      result.results["test"], result.roc)
     runs.write_json(os.path.join(run_dir, runs.METRICS), metrics)

@@ -22,6 +22,7 @@ import shutil
 import keras
 import tensorflow as tf
 
+from kerasattn.heads import correct, per_example_loss
 from kerasattn.training import resume
 
 
@@ -95,8 +96,6 @@ def agree_on_resume(strategy, run_dir):
 def fit(model, strategy, train_ds, val_ds, epochs, callbacks, verbose):
     """Train like ``model.fit(train_ds, validation_data=val_ds, epochs=epochs,
     callbacks=callbacks)``; returns the ``History`` callback."""
-    from kerasattn.heads import correct, per_example_loss
-
     loss_of = per_example_loss(model)
     replicas = strategy.num_replicas_in_sync
     optimizer = model.optimizer

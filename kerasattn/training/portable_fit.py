@@ -79,16 +79,16 @@ def device_description():
     """The device Keras's backend trains on, in a few words."""
     backend = keras.backend.backend()
     if backend == "jax":
-        import jax  # the backend's own library: only the one Keras runs on is there
+        import jax  # optional: the backend's own library, only Keras's backend is installed
 
         d = jax.devices()[0]
         return f"{d.platform}: {getattr(d, 'device_kind', d)}"
     if backend == "torch":
-        import torch  # the same
+        import torch  # optional: the same (the PyTorch backend)
 
         return f"cuda: {torch.cuda.get_device_name()}" if torch.cuda.is_available() else "cpu"
     if backend == "tensorflow":
-        import tensorflow as tf  # the same
+        import tensorflow as tf  # optional: the same (absent on a JAX or PyTorch machine)
 
         gpus = tf.config.list_physical_devices("GPU")
         return f"gpu: {gpus[0].name}" if gpus else "cpu"

@@ -43,7 +43,7 @@ def _encode(preprocessor, texts, chunk=2048):
     """Texts -> {"ids": flat int32 ids, "lengths": each text's tokens}, in dataset order;
     for a hierarchical preprocessor "lengths" counts each text's sentences and
     "sentence_lengths" each sentence's words."""
-    import tensorflow as tf  # where prepare runs: fit's machine may not have it
+    import tensorflow as tf  # late: prepare runs where TensorFlow is, fit's machine may lack it
 
     parts = {"ids": [], "lengths": [], **({"sentence_lengths": []}
                                           if preprocessor.hierarchical else {})}
@@ -178,8 +178,8 @@ def _data_and_vocabulary(args, typed, t, cache):
     """(dataset, :class:`TextPreprocessor` adapted on its training split) of a run,
     each from ``cache`` when an earlier run loaded or built the same."""
     # TensorFlow (the tf.data pipeline and text ops): what prepare runs on, fit need not
-    from kerasattn.data.preprocessing import TextPreprocessor
-    from kerasattn.training.trainer import load_data
+    from kerasattn.data.preprocessing import TextPreprocessor  # late: TensorFlow (as above)
+    from kerasattn.training.trainer import load_data  # late: TensorFlow (as above)
 
     data_key = (args.dataset, args.data_dir, t["val_fraction"], t["val_split"], args.seed)
     if data_key not in cache:  # split as training.train splits it

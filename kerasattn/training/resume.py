@@ -29,6 +29,8 @@ import shutil
 import keras
 import tensorflow as tf
 
+from kerasattn import ownership
+
 BACKUP_DIR = "backup"
 _METADATA = "training_metadata.json"
 _WEIGHTS = "latest.weights.h5"
@@ -115,16 +117,12 @@ def repair_backup(run_dir):
 def _replace_with(path, write):
     """Write a file atomically: ``write(fh)`` into a temporary file beside ``path``,
     then rename it over ``path`` (a crash leaves the old file or the new one)."""
-    from kerasattn import ownership
-
     with ownership.atomic_file(path, text=True) as fh:  # beside, following no link
         write(fh)
 
 
 def _copy_over(src, dst):
     """Copy ``src`` over ``dst`` atomically (through a new file beside it)."""
-    from kerasattn import ownership
-
     ownership.copy_file(src, dst)
 
 
