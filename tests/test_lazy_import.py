@@ -1,6 +1,7 @@
 """``import kerasattn`` is fast and quiet (no Keras, no TensorFlow, no device query), the
-console command answers --help, --version and a typo without TensorFlow, and Keras still
-finds the zoo's classes when it loads a file after ``import kerasattn``, in any order."""
+console command answers --help, --version and a typo without TensorFlow, so do listing
+the presets and building the scikit-learn ones, and Keras still finds the zoo's classes
+when it loads a file after ``import kerasattn``, in any order."""
 
 import os
 import subprocess
@@ -35,6 +36,33 @@ def test_the_command_answers_help_version_and_typos_without_tensorflow(argv, cod
                 "print('LOADED', sorted(m for m in ('keras', 'tensorflow') if m in sys.modules))\n"
                 "sys.exit(status)")
     assert r.returncode == code, r.stderr
+    assert "LOADED []" in r.stdout
+
+
+def test_listing_the_presets_and_building_nb_and_lr_import_no_keras():
+    """``kerasattn presets`` (and ``python -m training.presets``), describe(), names() and
+    the scikit-learn presets need no Keras: the preset tables are data whose builders
+    load when a Keras model is built."""
+    r = _python("import contextlib, io, runpy, sys\n"
+                "import kerasattn.cli\n"
+                "from kerasattn import models\n"
+                "out = io.StringIO()\n"
+                "with contextlib.redirect_stdout(out):\n"
+                "    assert kerasattn.cli.main(['presets']) == 0\n"
+                "    assert kerasattn.cli.main(['presets', '--family', 'hcan', '--json']) == 0\n"
+                "    sys.argv = ['presets', '--kind', 'classical']\n"
+                "    try:\n"
+                "        runpy.run_module('training.presets', run_name='__main__')\n"
+                "    except SystemExit as stop:\n"
+                "        assert stop.code == 0\n"
+                "assert 'sanet-base' in out.getvalue() and '\"han\"' in out.getvalue()\n"
+                "described = models.describe()\n"
+                "assert models.names() == sorted(described) and 'nb' in described\n"
+                "models.get_preset('iram-full').training_defaults()\n"
+                "nb, lr = models.get('nb'), models.get('lr', num_classes=3)\n"
+                "assert type(nb).__name__ == type(lr).__name__ == 'TfidfClassifier'\n"
+                "print('LOADED', sorted(m for m in ('keras', 'tensorflow') if m in sys.modules))")
+    assert r.returncode == 0, r.stderr[-2000:]
     assert "LOADED []" in r.stdout
 
 

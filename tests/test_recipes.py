@@ -199,18 +199,24 @@ def test_recipes_are_checked_when_registered():
 
 
 def test_the_presets_are_their_families_tables():
-    """Every preset is its table entry (kerasattn/models/*_presets.py), data only: the
-    builder's arguments, the paper's training settings, the named recipes."""
+    """Every preset is its table entry (kerasattn/models/*_presets.py, each entry merged
+    over its family's base by registry.expand), data only: the builder's arguments, the
+    paper's training settings, the named recipes."""
     import importlib
+    import pkgutil
 
     from kerasattn import models
+    from kerasattn.models import registry
 
     seen = set()
-    for family in ("sanet", "hcan", "han", "iram", "transformer", "baselines", "tfidf"):
-        table = importlib.import_module(f"kerasattn.models.{family}_presets").PRESETS
-        for name, spec in table.items():
+    tables = [m.name for m in pkgutil.iter_modules(models.__path__)
+              if m.name.endswith("_presets")]
+    assert len(tables) >= 5
+    for module in tables:
+        table = importlib.import_module(f"kerasattn.models.{module}")
+        for name, spec in registry.expand(table).items():
             preset = models.get_preset(name)
-            assert preset.model_config == spec["config"], name
+            assert preset.model_config == spec.get("config", {}), name
             assert preset.train_config == spec.get("train", {}), name
             assert preset.description == spec["description"], name
             for recipe_name, recipe in spec.get("recipes", {}).items():

@@ -7,20 +7,20 @@
 Keras presets train with ``kerasattn train`` and load with
 ``TextClassifier.from_preset(NAME)``; the scikit-learn ones (``nb``, ``lr``) with
 ``kerasattn train`` and ``kerasattn.models.get(NAME)``. Argument parsing only:
-:func:`kerasattn.models.describe` lists them.
+:func:`kerasattn.models.describe` lists them, and the families are those registered
+(:func:`kerasattn.models.families`). Neither Keras nor TensorFlow is imported.
 """
 
 import json
 import sys
 
+from kerasattn import models  # the preset tables: data, no Keras or TensorFlow
 from kerasattn.cli.parsing import ArgumentParser
-
-FAMILIES = ("sanet", "hcan", "iram", "transformer", "baselines")
 
 
 def build_parser():
     p = ArgumentParser(prog="kerasattn presets", description=__doc__.split("\n\n")[0])
-    p.add_argument("--family", choices=FAMILIES, help="only this family's presets")
+    p.add_argument("--family", choices=models.families(), help="only this family's presets")
     p.add_argument("--kind", choices=("keras", "classical"),
                    help="only Keras presets (TextClassifier.presets) or scikit-learn ones")
     p.add_argument("--json", action="store_true", help="one JSON object, name -> details")
@@ -38,8 +38,6 @@ def table(presets):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    from kerasattn import models
-
     presets = {name: p for name, p in models.describe(args.kind).items()
                if args.family in (None, p["family"])}
     if args.json:

@@ -54,6 +54,10 @@ class CharNgramEmbedding(keras.layers.Layer):
     (1, 3, 8)
     """
 
+    # its inputs are not one (batch, time, features) sequence: the shared harness
+    # (tests/layers/test_harness.py) leaves it to its own tests, in this file
+    harness_examples = "tests/layers/test_char_ngram_embedding.py"
+
     def __init__(self, vocabulary_size, output_dim=100, num_buckets=100_000, max_ngrams=40,
                  ngram_range=(1, 4), embeddings_initializer="uniform", **kwargs):
         super().__init__(**kwargs)

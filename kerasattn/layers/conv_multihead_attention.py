@@ -47,6 +47,11 @@ class ConvMultiheadAttention(keras.layers.Layer):
     (2, 5, 8)
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"num_heads": 2, "dropout": 0.0},
+                        {"num_heads": 2, "units": 4, "value_activation": "tanh", "dropout": 0.0})
+
     # The weights returned with ``return_attention_scores=True`` are shaped
     # (batch, *attention_axes); attention extraction reads these names.
     attention_axes = ("head", "query", "key")

@@ -26,6 +26,10 @@ class FeedForwardBlock(keras.layers.Layer):
         training: whether dropout is active.
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"dropout": 0.0},)
+
     def __init__(self, dropout=0.1, layer_norm_epsilon=1e-5, **kwargs):
         super().__init__(**kwargs)
         if not 0.0 <= dropout < 1.0:

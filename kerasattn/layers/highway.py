@@ -45,6 +45,10 @@ class Highway(keras.layers.Layer):
     (3, 5, 8)
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"num_layers": 2},)
+
     def __init__(self, num_layers=1, activation="relu", gate_bias_initializer=1.0,
                  kernel_initializer="glorot_uniform", gate="transform", **kwargs):
         super().__init__(**kwargs)

@@ -45,6 +45,10 @@ class InterAttention(AttentionPooling):
     ((2, 8), (2, 5))
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"units": 6},)
+
     # The weights returned with ``return_attention_scores=True`` are shaped
     # (batch, *attention_axes); attention extraction reads these names.
     attention_axes = ("token",)

@@ -70,6 +70,10 @@ class IterativeRecursiveAttention(keras.layers.Layer):
     ((2, 8), (2, 3, 7))
     """
 
+    # its inputs are not one (batch, time, features) sequence: the shared harness
+    # (tests/layers/test_harness.py) leaves it to its own tests, in this file
+    harness_examples = "tests/layers/test_iterative_recursive_attention.py"
+
     # The weights returned with ``return_attention_scores=True`` are shaped
     # (batch, *attention_axes); attention extraction reads these names.
     attention_axes = ("step", "memory")

@@ -39,6 +39,10 @@ class KimConvPool(keras.layers.Layer):
     (None, 100)
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"filters": 4, "window": 3},)
+
     def __init__(self, filters=100, window=3, activation="relu", **kwargs):
         super().__init__(**kwargs)
         if int(filters) < 1 or int(window) < 1:

@@ -32,6 +32,10 @@ class LearnedPositionalEmbedding(keras.layers.Layer):
     (2, 5, 8)
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"max_length": 16, "dropout": 0.0},)
+
     def __init__(self, max_length, dropout=0.1, embeddings_initializer="glorot_uniform",
                  **kwargs):
         super().__init__(**kwargs)

@@ -35,6 +35,10 @@ class Maxout(keras.layers.Layer):
     (3, 200)
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"units": 5, "pool_size": 3, "num_layers": 2},)
+
     def __init__(self, units=200, pool_size=4, num_layers=2, dropout=0.0,
                  kernel_initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)

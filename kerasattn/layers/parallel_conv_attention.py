@@ -37,6 +37,10 @@ class ParallelConvAttention(keras.layers.Layer):
     (1, 4, 8)
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"num_heads": 2, "dropout": 0.0},)
+
     # The weights returned with ``return_attention_scores=True`` are shaped
     # (batch, *attention_axes); attention extraction reads these names.
     attention_axes = ("branch", "head", "query", "key")

@@ -36,6 +36,10 @@ class MaskedGlobalMaxPooling1D(keras.layers.Layer):
     [[1.0], [0.0]]
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({},)
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True
@@ -73,6 +77,10 @@ class MaskedGlobalAveragePooling1D(keras.layers.Layer):
     >>> keras.ops.convert_to_numpy(y).tolist()
     [[2.0]]
     """
+
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({},)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

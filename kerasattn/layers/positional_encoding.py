@@ -31,6 +31,10 @@ class SinusoidalPositionalEncoding(keras.layers.Layer):
     array([0.8415, 0.5403, 0.01  , 1.    ], dtype=float32)
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({},)
+
     def __init__(self, max_wavelength=10000.0, input_scale=1.0, **kwargs):
         super().__init__(**kwargs)
         if max_wavelength <= 1:

@@ -63,6 +63,10 @@ class SelfAttentionBlock(keras.layers.Layer):
     ((2, 7, 128), (2, 7, 7))
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"dropout": 0.0}, {"num_heads": 2, "scaled": True, "dropout": 0.0})
+
     @property
     def attention_axes(self):
         """The axis names of the weights returned with ``return_attention_scores=True``,

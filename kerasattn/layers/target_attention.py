@@ -45,6 +45,11 @@ class TargetAttention(keras.layers.Layer):
     ((3, 8), (3, 2, 5))
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"num_heads": 2, "dropout": 0.0},
+                        {"num_heads": 4, "values_from_inputs": True, "dropout": 0.0})
+
     # The weights returned with ``return_attention_scores=True`` are shaped
     # (batch, *attention_axes); attention extraction reads these names.
     attention_axes = ("head", "token")

@@ -53,6 +53,11 @@ class TransformerEncoderBlock(keras.layers.Layer):
     ((2, 7, 32), (2, 4, 7, 7))
     """
 
+    # the small layers the shared harness builds (tests/layers/test_harness.py): keyword
+    # arguments, one dict a layer
+    harness_examples = ({"num_heads": 2, "ff_dim": 8, "dropout": 0.0},
+                        {"num_heads": 8, "ff_dim": 8, "key_dim": 3, "dropout": 0.0})
+
     # The weights returned with ``return_attention_scores=True`` are shaped
     # (batch, *attention_axes); attention extraction reads these names.
     attention_axes = ("head", "query", "key")

@@ -26,6 +26,10 @@ class UnfoldSentences(keras.layers.Layer):
     (2, 3, 16)
     """
 
+    # its inputs are not one (batch, time, features) sequence: the shared harness
+    # (tests/layers/test_harness.py) leaves it to its own tests, in this file
+    harness_examples = "tests/layers/test_sentence_folding.py"
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True

@@ -9,8 +9,6 @@ uses windows 3/4/5 with 100 maps each and dropout 0.5 (HCAN §4.2).
 import keras
 
 from kerasattn.layers import KimConvPool, MaskedGlobalAveragePooling1D, MaskedGlobalMaxPooling1D
-from kerasattn.models.baselines_presets import FAMILY, PAPER, PRESETS
-from kerasattn.models.registry import Preset, register
 
 
 def _inputs_and_embedding(vocab_size, embedding_dim, embeddings_initializer="uniform"):
@@ -71,9 +69,3 @@ def build_recurrent(vocab_size, num_classes, cell="gru", bidirectional=False,
     if pooling == "max":
         x = MaskedGlobalMaxPooling1D(name="max_over_time")(x)
     return keras.Model(ids, _classifier(x, num_classes, dropout), name=name)
-
-
-_BUILDERS = {"mlp": build_mlp, "cnn": build_cnn}
-for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, _BUILDERS.get(_name, build_recurrent), _spec,
-                              family=FAMILY, paper=PAPER))

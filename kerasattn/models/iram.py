@@ -41,8 +41,6 @@ epochs):
 import keras
 
 from kerasattn.layers import CharNgramEmbedding, Highway, IterativeRecursiveAttention, Maxout
-from kerasattn.models.iram_presets import FAMILY, PAPER, PRESETS
-from kerasattn.models.registry import Preset, register
 
 
 def _lstm_initializers(lstm_init, init):
@@ -202,10 +200,3 @@ def paper_optimizer(learning_rate):
     """§4.2: Adam with AMSGrad, global gradient-norm clipping at 1.0, weight decay 3e-5."""
     return keras.optimizers.Adam(learning_rate, amsgrad=True, global_clipnorm=1.0,
                                  weight_decay=3e-5)
-
-
-_BUILDERS = {"iram-vanilla": build_iram, "iram-full": build_iram_full,
-             "iram-baseline": build_iram}
-for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, _BUILDERS[_name], _spec, family=FAMILY, paper=PAPER,
-                              make_optimizer=paper_optimizer))

@@ -17,8 +17,6 @@ import keras
 
 from kerasattn.layers import (FeedForwardBlock, MaskedGlobalMaxPooling1D, SelfAttentionBlock,
                               SinusoidalPositionalEncoding)
-from kerasattn.models.sanet_presets import FAMILY, PAPER, PRESETS
-from kerasattn.models.registry import Preset, register
 from kerasattn.optimizers import GroupedSGD
 
 
@@ -70,12 +68,7 @@ def build_sanet(vocab_size, num_classes, embedding_dim=100, d=128, num_blocks=1,
     return keras.Model(ids, out, name=name)
 
 
-def _recipe(learning_rate):
+def paper_optimizer(learning_rate):
     """§4: the embeddings train at a tenth of the weights' rate, without momentum."""
     return GroupedSGD(learning_rate, momentum=0.9, embedding_learning_rate=learning_rate / 10,
                       embedding_momentum=0.0)
-
-
-for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, build_sanet, _spec, family=FAMILY, paper=PAPER,
-                              make_optimizer=_recipe))

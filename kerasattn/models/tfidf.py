@@ -20,15 +20,14 @@ import os
 import zipfile
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from kerasattn.models.tfidf_presets import FAMILY, PAPER, PRESETS
-from kerasattn.models.registry import Preset, register
+from kerasattn import ownership
 
 
 class TfidfClassifier(ClassifierMixin, BaseEstimator):
@@ -56,8 +55,6 @@ class TfidfClassifier(ClassifierMixin, BaseEstimator):
         self.min_df = min_df
 
     def _make_pipeline(self):
-        from sklearn.base import clone
-
         estimator = MultinomialNB() if self.estimator is None else clone(self.estimator)
         return Pipeline([
             # token_pattern \S+ splits on whitespace exactly like str.split, without a
@@ -81,7 +78,7 @@ class TfidfClassifier(ClassifierMixin, BaseEstimator):
 
     def tokenize(self, texts, batch_size=4096):
         """The texts as the zoo's preprocessing tokenises them, tokens joined by spaces."""
-        from kerasattn.data.preprocessing import TextPreprocessor
+        from kerasattn.data.preprocessing import TextPreprocessor  # late: TensorFlow
 
         if getattr(self, "_preprocessor", None) is None:
             self._preprocessor = TextPreprocessor(**dict(self.preprocessor_config or {}))
@@ -139,12 +136,10 @@ class UnsafeModelError(ValueError):
 
 def save(model, path):
     """Save a fitted :class:`TfidfClassifier` to ``path`` with skops (no pickle)."""
-    import skops.io as sio
+    import skops.io as sio  # optional until a model is saved or loaded: slow to import
 
     check_is_fitted(model, "pipeline_")
     config = json.dumps(dict(model.preprocessor_config or {}), sort_keys=True)
-    from kerasattn import ownership
-
     # written whole, beside and renamed, never through a link
     ownership.write_bytes(path, sio.dumps({"format": FORMAT, "preprocessor_config": config,
                                            "pipeline": model.pipeline_}))
@@ -175,7 +170,7 @@ def load(path):
             it (a pickle, which would run any code it holds: retrain), or the file names
             a type outside :data:`TRUSTED_TYPES`, or it is not a saved ``TfidfClassifier``.
     """
-    import skops.io as sio
+    import skops.io as sio  # optional until a model is saved or loaded: slow to import
 
     legacy = os.path.join(os.path.dirname(path), LEGACY_MODEL)
     if not os.path.exists(path) and os.path.exists(legacy):
@@ -236,8 +231,3 @@ def build_lr(num_classes, C=1.0, max_iter=200, ngram_range=(1, 2), min_df=5, see
     estimator = LogisticRegression(l1_ratio=float(l1_ratio), C=C, solver="saga",
                                    max_iter=max_iter, random_state=seed)
     return TfidfClassifier(estimator, preprocessor_config, ngram_range, min_df)
-
-
-for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, {"nb": build_nb, "lr": build_lr}[_name], _spec,
-                              family=FAMILY, paper=PAPER))

@@ -26,8 +26,6 @@ import math
 import keras
 
 from kerasattn.layers import InterAttention, SinusoidalPositionalEncoding, TransformerEncoderBlock
-from kerasattn.models.transformer_presets import FAMILY, PAPER, PRESETS
-from kerasattn.models.registry import Preset, register
 
 
 def build_transformer(vocab_size, num_classes, num_layers=1, num_heads=2, embedding_dim=100,
@@ -67,7 +65,3 @@ def build_transformer(vocab_size, num_classes, num_layers=1, num_heads=2, embedd
         out = keras.layers.Dense(num_classes, activation="softmax", dtype="float32",
                                  name="probabilities")(x)
     return keras.Model(ids, out, name=name)
-
-
-for _name, _spec in PRESETS.items():
-    register(Preset.from_spec(_name, build_transformer, _spec, family=FAMILY, paper=PAPER))

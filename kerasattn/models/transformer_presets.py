@@ -1,11 +1,13 @@
-"""The transformer preset (Hubli, paper 004: one cell of its layers x heads grid), as data:
-one entry per preset, in the format :mod:`kerasattn.models.registry` describes. Why each
-default departs from the paper, with the figures that chose it:
-``docs/models/transformer.md``.
+"""The transformer preset (Hubli, paper 004: one cell of its layers x heads grid), as data,
+in the format :mod:`kerasattn.models.registry` describes. Why each default departs from
+the paper, with the figures that chose it: ``docs/models/transformer.md``.
 """
 
-FAMILY = "transformer"
 PAPER = "Hubli, Sentiment analysis using Transformer with attention mechanism"
+
+BASE = {
+    "builder": "kerasattn.models.transformer:build_transformer",
+}
 
 PRESETS = {
     "transformer": {

@@ -6,8 +6,9 @@ outputs), a training step that changes every weight, padding invariance (extra
 padded positions filled with garbage change no real output), a ``.keras``
 save/load round trip, and the initial weights: no two of equal shape start
 equal (a Keras 3 initializer instance shared by two weights would start them
-equal), one seed builds the same weights twice and another seed other weights. New layers add one parametrised line to
-``tests/layers/test_harness.py``.
+equal), one seed builds the same weights twice and another seed other weights.
+``tests/layers/test_harness.py`` finds every layer and its small examples (the class's
+``harness_examples``): a new layer adds no line there.
 """
 
 import keras

@@ -1,4 +1,16 @@
-"""Every layer of kerasattn.layers through the shared harness."""
+"""Every layer of kerasattn.layers through the shared harness (tests/layers/harness.py).
+
+The layers are discovered: every public ``keras.layers.Layer`` a module of
+``kerasattn.layers`` defines, each exported by the package. A layer gives its small
+examples in one place, its class's ``harness_examples``: a tuple of keyword-argument
+dicts, one small layer each (the first is the layer; the others are variants whose graph
+differs), or the path of the test file that tests it instead (layers whose inputs are
+not one (batch, time, features) sequence). A new layer needs no line here."""
+
+import importlib
+import inspect
+import os
+import pkgutil
 
 import keras
 import numpy as np
@@ -8,50 +20,55 @@ import kerasattn.layers as L
 from kerasattn.layers._initializers import clone_initializer
 from tests.layers.harness import check_layer, equal_drawn_weights
 
-LAYERS = {
-    "MaskedGlobalMaxPooling1D": lambda: L.MaskedGlobalMaxPooling1D(),
-    "MaskedGlobalAveragePooling1D": lambda: L.MaskedGlobalAveragePooling1D(),
-    "KimConvPool": lambda: L.KimConvPool(filters=4, window=3),
-    "SelfAttentionBlock": lambda: L.SelfAttentionBlock(dropout=0.0),
-    "FeedForwardBlock": lambda: L.FeedForwardBlock(dropout=0.0),
-    "SinusoidalPositionalEncoding": lambda: L.SinusoidalPositionalEncoding(),
-    "ConvMultiheadAttention": lambda: L.ConvMultiheadAttention(num_heads=2, dropout=0.0),
-    "ParallelConvAttention": lambda: L.ParallelConvAttention(num_heads=2, dropout=0.0),
-    "TargetAttention": lambda: L.TargetAttention(num_heads=2, dropout=0.0),
-    "LearnedPositionalEmbedding": lambda: L.LearnedPositionalEmbedding(16, dropout=0.0),
-    "AttentionPooling": lambda: L.AttentionPooling(units=6),
-    "Highway": lambda: L.Highway(num_layers=2),
-    "Maxout": lambda: L.Maxout(units=5, pool_size=3, num_layers=2),
-    "TransformerEncoderBlock": lambda: L.TransformerEncoderBlock(num_heads=2, ff_dim=8,
-                                                                 dropout=0.0),
-    "InterAttention": lambda: L.InterAttention(units=6),
-}
-# Layers whose inputs are not one (batch, time, features) sequence, tested on their own.
-OWN_TESTS = {
-    "FoldSentences": "tests/layers/test_sentence_folding.py",
-    "UnfoldSentences": "tests/layers/test_sentence_folding.py",
-    "IterativeRecursiveAttention": "tests/layers/test_iterative_recursive_attention.py",
-    "CharNgramEmbedding": "tests/layers/test_char_ngram_embedding.py",  # takes ids
-}
-VARIANTS = {
-    "ConvMultiheadAttention-tanh-units4": lambda: L.ConvMultiheadAttention(
-        num_heads=2, units=4, value_activation="tanh", dropout=0.0),
-    "TargetAttention-values-from-inputs": lambda: L.TargetAttention(
-        num_heads=4, values_from_inputs=True, dropout=0.0),
-    "TransformerEncoderBlock-8heads-key-dim": lambda: L.TransformerEncoderBlock(
-        num_heads=8, ff_dim=8, key_dim=3, dropout=0.0),
-    "SelfAttentionBlock-2heads-scaled": lambda: L.SelfAttentionBlock(num_heads=2, scaled=True,
-                                                                     dropout=0.0),
-}
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def test_every_public_layer_is_covered():
-    assert set(LAYERS) | set(OWN_TESTS) == set(L.__all__)
+def layer_classes():
+    """name -> class of every public Keras layer a module of kerasattn.layers defines."""
+    found = {}
+    for info in pkgutil.iter_modules(L.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"kerasattn.layers.{info.name}")
+        for name, obj in vars(module).items():
+            if (inspect.isclass(obj) and issubclass(obj, keras.layers.Layer)
+                    and obj.__module__ == module.__name__ and not name.startswith("_")):
+                found[name] = obj
+    return found
 
 
-@pytest.mark.parametrize("name", sorted(LAYERS) + sorted(VARIANTS))
-def test_layer(name, tmp_path):
-    check_layer({**LAYERS, **VARIANTS}[name], tmp_path)
+LAYERS = layer_classes()
+
+
+def _examples():
+    """(test id, class, keyword arguments) of every example of every layer."""
+    params = []
+    for name, cls in sorted(LAYERS.items()):
+        examples = vars(cls).get("harness_examples")
+        if isinstance(examples, (tuple, list)):
+            for i, kwargs in enumerate(examples):
+                tail = "".join(f"-{k}={v}" for k, v in kwargs.items()) if i else ""
+                params.append(pytest.param(cls, kwargs, id=name + tail))
+    return params
+
+
+def test_every_public_layer_is_exported_and_gives_its_examples():
+    assert set(LAYERS) == set(L.__all__)
+    assert all(getattr(L, name) is cls for name, cls in LAYERS.items())
+    for name, cls in LAYERS.items():
+        examples = vars(cls).get("harness_examples")  # its own, not its parent's
+        if isinstance(examples, str):  # tested on its own, in that file
+            assert os.path.isfile(os.path.join(ROOT, examples)), (name, examples)
+            assert name in open(os.path.join(ROOT, examples), encoding="utf-8").read(), name
+        else:
+            assert isinstance(examples, tuple) and examples, f"{name}: no harness_examples"
+            assert all(isinstance(kwargs, dict) for kwargs in examples), name
+    assert len(_examples()) >= len(LAYERS) - 4
+
+
+@pytest.mark.parametrize("cls,kwargs", _examples())
+def test_layer(cls, kwargs, tmp_path):
+    check_layer(lambda: cls(**kwargs), tmp_path)
 
 
 @pytest.mark.parametrize("name", ["SelfAttentionBlock", "ConvMultiheadAttention",

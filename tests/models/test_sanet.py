@@ -1,15 +1,25 @@
-"""SANet presets: architecture of §4, the recipe, masks, saving and mixed precision."""
+"""SANet presets: the architecture and the recipe of §4. Masks (padding), the .keras
+round trip with the GroupedSGD recipe and the attention, and mixed precision are the
+shared harness's (tests/models/test_presets.py)."""
 
-import os
-
-import keras
-import numpy as np
 import pytest
 
 from kerasattn import models
-from kerasattn.interpret import extract_attention
 from kerasattn.layers import FeedForwardBlock, SelfAttentionBlock
 from kerasattn.optimizers import GroupedSGD
+
+
+def small_options(name):
+    """Model options that make ``name`` small, its architecture unchanged (the harness)."""
+    return {"embedding_dim": 8, "d": 8}
+
+
+# the default test that trains it in graph mode (the harness takes its step eagerly)
+TRAINED_IN_GRAPH_MODE = {
+    "sanet-base": "tests/training/test_sanet_commands.py::test_sanet_base_learns_sst2"}
+SERVED = "sanet-base"
+# the default recipe's scaled attention, through the harness too
+OPTION_VARIANTS = {"sanet-base-scaled": ("sanet-base", {"scaled": True, "embedding_scale": 10.0})}
 
 
 def _count(model, cls):
@@ -34,52 +44,3 @@ def test_presets_follow_section_4(name, n, emb, d, attention):
     assert isinstance(opt, GroupedSGD)
     assert opt.momentum == 0.9 and opt.embedding_momentum == 0.0
     assert opt.embedding_learning_rate == pytest.approx(train["learning_rate"] / 10)
-
-
-def test_padding_never_changes_the_prediction():
-    keras.utils.set_random_seed(3)
-    m = models.get("sanet-base", vocab_size=60, num_classes=2, num_blocks=2)
-    ids = np.array([[4, 9, 17, 23]])
-    padded = np.array([[4, 9, 17, 23] + [0] * 12, [5] * 16])
-    np.testing.assert_allclose(m.predict(padded, verbose=0)[:1], m.predict(ids, verbose=0),
-                               atol=1e-6)
-
-
-def test_keras_round_trip_in_safe_mode(tmp_path):
-    keras.utils.set_random_seed(4)
-    m = models.get("sanet-base", vocab_size=40, num_classes=3, embedding_scale=10.0,
-                   scaled=True)
-    m.compile(optimizer=models.get_preset("sanet-base").make_optimizer(0.01),
-              loss="sparse_categorical_crossentropy")
-    x = np.random.default_rng(0).integers(1, 40, size=(8, 7))
-    m.fit(x, np.arange(8) % 3, epochs=1, verbose=0)
-    path = os.path.join(tmp_path, "m.keras")
-    m.save(path)
-    again = keras.saving.load_model(path, safe_mode=True)
-    np.testing.assert_allclose(again.predict(x, verbose=0), m.predict(x, verbose=0), atol=1e-6)
-    assert isinstance(again.optimizer, GroupedSGD)
-    a = extract_attention(again, x[:1])[0].attention["self_attention_block_1"]
-    b = extract_attention(m, x[:1])[0].attention["self_attention_block_1"]
-    np.testing.assert_allclose(a, b, atol=1e-6)
-
-
-@pytest.mark.parametrize("policy", ["mixed_float16", "mixed_bfloat16"])
-def test_mixed_precision_trains_without_nan(policy):
-    keras.mixed_precision.set_global_policy(policy)
-    keras.utils.set_random_seed(5)
-    m = models.get("sanet-base", vocab_size=30, num_classes=2, embedding_dim=16, d=32)
-    m.compile(optimizer=keras.optimizers.LossScaleOptimizer(GroupedSGD(0.01, momentum=0.9))
-              if policy == "mixed_float16" else GroupedSGD(0.01, momentum=0.9),
-              loss="sparse_categorical_crossentropy")
-    rng = np.random.default_rng(1)
-    x = rng.integers(1, 30, size=(16, 40))
-    x[::2, 25:] = 0  # padded rows
-    y = (x[:, 0] % 2).astype("int32")
-    history = m.fit(x, y, epochs=2, batch_size=8, verbose=0)
-    assert np.all(np.isfinite(history.history["loss"]))
-    p = m.predict(x, verbose=0)
-    assert p.dtype == np.float32 and np.all(np.isfinite(p))
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-3)
-    ex = extract_attention(m, x[:2])
-    assert ex[0].attention["self_attention_block_1"].shape == (25, 25)
-    assert all(np.all(np.isfinite(e.attention["self_attention_block_1"])) for e in ex)

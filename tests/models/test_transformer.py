@@ -1,6 +1,7 @@
 """The sentiment Transformer (paper 004): the layers x heads grid, its outputs, the
 command-line flags, and learning SST-2 through the commands. (Padding invariance, mixed
-precision and the .keras round trip of every registered model are in test_baselines.py.)"""
+precision and the .keras round trip of every preset are the shared harness's:
+tests/models/test_presets.py.)"""
 
 import os
 
@@ -14,6 +15,16 @@ from kerasattn.layers import InterAttention, TransformerEncoderBlock
 from kerasattn.cli import train
 
 SMALL = {"embedding_dim": 16, "ff_dim": 8}
+
+
+def small_options(name):
+    """Model options that make ``name`` small, its architecture unchanged (the harness)."""
+    return dict(SMALL)
+
+
+# the default test that trains it in graph mode (the harness takes its step eagerly)
+TRAINED_IN_GRAPH_MODE = {"transformer": "tests/models/test_transformer.py::"
+                                        "test_transformer_learns_sst2_and_explain_draws_the_colour_map"}
 
 
 @pytest.mark.parametrize("layers", [1, 2, 3])
