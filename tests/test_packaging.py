@@ -286,3 +286,14 @@ def test_plain_reads_docstring_markup_as_sphinx_shows_it():
     assert plain("see :mod:`kerasattn.export`, :class:`~kerasattn.tasks.TextClassifier` "
                  "and ``--run DIR``") == "see kerasattn.export, TextClassifier and --run DIR"
     assert plain("no markup: a `single` tick stays") == "no markup: a `single` tick stays"
+
+
+def test_presets_piped_into_a_reader_that_stops_early_ends_without_a_traceback():
+    """``kerasattn presets | head -1``: the closed pipe is the reader's choice, not an error."""
+    read_end, write_end = os.pipe()
+    process = subprocess.Popen([sys.executable, "-m", "kerasattn", "presets", "--json"],
+                               stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT)
+    os.close(write_end)
+    os.close(read_end)  # the reader is gone before the table is written
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0 and err == "", err

@@ -12,6 +12,7 @@ Keras presets train with ``kerasattn train`` and load with
 """
 
 import json
+import os
 import sys
 
 from kerasattn import models  # the preset tables: data, no Keras or TensorFlow
@@ -40,10 +41,13 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     presets = {name: p for name, p in models.describe(args.kind).items()
                if args.family in (None, p["family"])}
-    if args.json:
-        print(json.dumps(presets, indent=2, ensure_ascii=False))
-    else:
-        print("\n".join(table(presets)))
+    text = (json.dumps(presets, indent=2, ensure_ascii=False) if args.json
+            else "\n".join(table(presets)))
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader had enough (kerasattn presets | head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (Python's docs)
     return 0
 
 

@@ -191,8 +191,11 @@ def test_installed_packages_register_through_their_entry_point(isolated, monkeyp
     points = [importlib.metadata.EntryPoint("plug", "plugged", registry.ENTRY_POINT_GROUP),
               importlib.metadata.EntryPoint("gone", "not_a_package_here",
                                             registry.ENTRY_POINT_GROUP)]
-    monkeypatch.setattr(importlib.metadata, "entry_points",
-                        lambda group=None: [p for p in points if p.group == group])
+    def installed(group=None):
+        return [p for p in points if p.group == group]
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", installed)
+    monkeypatch.setattr(registry, "entry_points", installed, raising=False)
     with pytest.warns(RuntimeWarning, match="not_a_package_here"):
         assert registry.discover_installed() == ["plug-a"]
     assert models.get_preset("plug-a").family == "plug"
