@@ -69,12 +69,11 @@ import traceback
 import numpy as np
 
 from kerasattn import preset_dirs, runs
-from kerasattn.data import layout
 from kerasattn.explanation_pages import server_page
 from kerasattn.interpret import Explanation, attention_layers
 from kerasattn.interpret.attributions import (applicable_methods, explain_tokens,
                                               predict_probabilities, prepare_documents)
-from kerasattn.interpret.faithfulness import rank_tokens, remove_tokens
+from kerasattn.interpret.faithfulness import rank_tokens
 from kerasattn.tasks import TextClassifier
 
 MAX_BODY_BYTES = 1_000_000
@@ -167,15 +166,6 @@ def dumps(obj):
         text = parts[0] + "".join(arrays[int(p[:p.index("@")])].json() +
                                   p[p.index('@@"') + 3:] for p in parts[1:])
     return text.encode("utf-8")
-
-
-def _nest(flat, tokens, hierarchical):
-    """A flat per-token sequence -> nested like ``tokens`` (sentences of words)."""
-    return layout.layout(hierarchical).nest(flat, tokens)
-
-
-def _flat_tokens(tokens, hierarchical):
-    return layout.layout(hierarchical).flatten(tokens)
 
 
 class ExplainService:
@@ -315,8 +305,8 @@ class ExplainService:
         clf = self.classifier
         if delete_by == "auto":
             delete_by = "attention" if self.attention_ranking else "attribution"
-        _, docs, words, hierarchical = prepare_documents(clf, texts)
-        tokens = sum(len(_flat_tokens(w, hierarchical)) for w in words)
+        _, docs, words, lay = prepare_documents(clf, texts)
+        tokens = sum(len(lay.flatten(w)) for w in words)
         passes = steps if attribution == "integrated_gradients" else 1
         work = tokens * (passes + 2)
         if work > MAX_WORK:
@@ -337,7 +327,7 @@ class ExplainService:
                                             "or shorter texts")
             else:  # clf.explain's tokens and probabilities, without keras.Model.predict
                 explanations = [Explanation(tokens=w, probabilities=p.astype(np.float32),
-                                            attention={}, axes={}, hierarchical=hierarchical)
+                                            attention={}, axes={}, hierarchical=lay.hierarchical)
                                 for w, p in zip(words, predict_probabilities(clf, docs))]
             attributions = (explain_tokens(clf, texts, method=attribution, steps=steps)
                             if attribution == "integrated_gradients" else
@@ -351,7 +341,7 @@ class ExplainService:
                 order = rank_tokens(ranking_by.flat_scores) if ranking_by is not None else []
                 top = [int(i) for i in order[:k]]
                 removed.append(top)
-                reduced.append(remove_tokens(doc, top, hierarchical))
+                reduced.append(lay.remove(doc, top))
             after = predict_probabilities(clf, reduced) if reduced else []
         finally:
             self.lock.release()
@@ -359,14 +349,14 @@ class ExplainService:
         for i, ex in enumerate(explanations):
             probs = np.asarray(ex.probabilities, np.float64)
             label = int(np.argmax(probs))
-            flat = _flat_tokens(ex.tokens, ex.hierarchical)
+            flat = lay.flatten(ex.tokens)
             att, attr = attention[i], attributions[i]
             result = {
                 "text": texts[i],
                 "label": label,
                 "label_name": self.class_names[label],
                 "probabilities": probs,
-                "hierarchical": bool(ex.hierarchical),
+                "hierarchical": lay.hierarchical,
                 "tokens": ex.tokens,
                 "attention": {name: _Float32Array(w) for name, w in ex.attention.items()},
                 "axes": {name: list(axes) for name, axes in ex.axes.items()},
@@ -376,7 +366,7 @@ class ExplainService:
             }
             if att is not None:
                 scores = att.flat_scores
-                result["attention_scores"] = _nest(scores, ex.tokens, ex.hierarchical)
+                result["attention_scores"] = lay.nest(scores, ex.tokens)
                 if len(scores):
                     top = int(rank_tokens(scores)[0])
                     result["most_attended"] = {"index": top, "token": flat[top],
@@ -385,7 +375,7 @@ class ExplainService:
                 result["attribution"] = {
                     "method": attr.method, "target": int(attr.target),
                     "target_name": self.class_names[int(attr.target)],
-                    "scores": _nest(attr.flat_scores, ex.tokens, ex.hierarchical),
+                    "scores": lay.nest(attr.flat_scores, ex.tokens),
                     **{key: attr.extras[key] for key in ("completeness_gap",)
                        if key in attr.extras}}
             p = np.asarray(after[i], np.float64)

@@ -91,17 +91,18 @@ def trim_padding(weights, axes, n, sentences=None):
     return np.asarray(weights[index], dtype=np.float32)
 
 
-def trim_document(weights, axes, doc, hierarchical):
+def trim_document(weights, axes, doc, layout):
     """Every attention layer's weights of one document with the padding cut
     (:func:`trim_padding`): ``weights`` and ``axes`` map layer names to the padded weights
-    and their axis names; ``doc`` is the document's tokens (a list of sentences when
-    ``hierarchical``). A word-level layer's token axes run over the longest sentence's
-    words, a sentence-level layer's over the sentences."""
-    if not hierarchical:
-        return {name: trim_padding(weights[name], axes[name], len(doc)) for name in axes}
-    n_sent, n = len(doc), max((len(s) for s in doc), default=0)
-    return {name: trim_padding(weights[name], axes[name],
-                               n if "sentence" in axes[name] else n_sent, n_sent)
+    and their axis names; ``doc`` is the document's tokens, laid out as ``layout`` (a
+    :class:`~kerasattn.data.layout.Layout`) says. A word-level layer's token axes run over
+    the (longest sentence's) words, a sentence-level layer's over the sentences."""
+    words, sentences = layout.extents(doc)
+
+    def tokens(layer_axes):  # a sentence-level layer's tokens are the sentences
+        return sentences if sentences is not None and "sentence" not in layer_axes else words
+
+    return {name: trim_padding(weights[name], axes[name], tokens(axes[name]), sentences)
             for name in axes}
 
 

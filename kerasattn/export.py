@@ -176,8 +176,8 @@ class ServingModule(tf.Module):
         ids = self.preprocessor.lookup(tokens)
         # at least one position per axis: an empty text (or batch) is one padding token
         ids, tokens = ids.to_tensor(0), tokens.to_tensor("")
-        rank = 3 if self.preprocessor.hierarchical else 2
-        pad = [[0, 0]] + [[0, tf.maximum(0, 1 - tf.shape(ids)[i])] for i in range(1, rank)]
+        pad = [[0, 0]] + [[0, tf.maximum(0, 1 - tf.shape(ids)[i])]
+                          for i in range(1, self.preprocessor.layout.rank)]
         return tf.pad(ids, pad), tf.pad(tokens, pad, constant_values="")
 
     @staticmethod
@@ -232,11 +232,10 @@ def export_model(model, preprocessor, class_names, path, max_length=None, preset
     check_servable(path, class_names, preset)
 
     config = preprocessor.get_config()
-    if config["hierarchical"]:
-        config["max_sentences"] = config["max_sentences"] or SERVING_MAX_SENTENCES
-        config["max_words"] = config["max_words"] or SERVING_MAX_WORDS
-    else:
-        config["max_length"] = max_length or config["max_length"] or SERVING_MAX_LENGTH
+    config.update(preprocessor.layout.limits(  # served texts are always cut somewhere
+        max_length=max_length or config["max_length"] or SERVING_MAX_LENGTH,
+        max_sentences=config["max_sentences"] or SERVING_MAX_SENTENCES,
+        max_words=config["max_words"] or SERVING_MAX_WORDS))
     serving = TextPreprocessor(**config)
     serving.vocabulary = list(preprocessor.vocabulary)
     with tempfile.TemporaryDirectory() as assets:

@@ -22,6 +22,7 @@ import keras
 
 from kerasattn import models  # registers the zoo's presets, and with them their recipes
 from kerasattn._quiet import physical_gpus
+from kerasattn.data import layout
 
 PRECISIONS = {"off": "float32", "float16": "mixed_float16", "bfloat16": "mixed_bfloat16"}
 
@@ -111,15 +112,13 @@ def preprocessor_options(preset, **overrides):
     text options (``max_length``, ``text_mode``, ...), each overridable."""
     t = {**preset.training_defaults(), **{k: v for k, v in overrides.items()
                                            if v is not None}}
-    hierarchical = preset.hierarchical
     return {
         "mode": t["text_mode"],
         "remove_punctuation": t["remove_punctuation"],
         "remove_stopwords": t["remove_stopwords"],
-        "hierarchical": hierarchical,
-        "max_length": None if hierarchical else t["max_length"],
-        "max_sentences": t["max_sentences"] if hierarchical else None,
-        "max_words": t["max_words"] if hierarchical else None,
+        "hierarchical": preset.hierarchical,
+        **layout.layout(preset.hierarchical).limits(
+            t["max_length"], t["max_sentences"], t["max_words"]),
         "truncation": t["truncation"],
     }
 

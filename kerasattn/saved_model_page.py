@@ -12,6 +12,7 @@ import types
 
 import numpy as np
 
+from kerasattn.data import layout  # NumPy only
 from kerasattn.explanation_pages import attention_html, trim_document  # NumPy only
 
 
@@ -31,19 +32,13 @@ def explanation(out, i, axes):
     list of sentences for a hierarchical model) and each layer's weights with the
     padding cut."""
     tokens = out["tokens"][i]
-    hierarchical = tokens.ndim == 2
-    if hierarchical:
-        words = [_words(sentence) for sentence in tokens]
-        while words and not words[-1]:
-            words.pop()
-    else:
-        words = _words(tokens)
+    lay = layout.layout(tokens.ndim == 2)  # (sentences, words) or (words,)
+    words = lay.strip(tokens, real=_words)
     axes = {name: tuple(a) for name, a in axes.items()}
-    attention = trim_document({name: out[name][i] for name in axes}, axes, words,
-                              hierarchical)
+    attention = trim_document({name: out[name][i] for name in axes}, axes, words, lay)
     return types.SimpleNamespace(tokens=words, attention=attention, axes=axes,
                                  probabilities=np.asarray(out["probabilities"][i]),
-                                 hierarchical=hierarchical)
+                                 hierarchical=lay.hierarchical)
 
 
 def explain_page(signature, texts, axes, path, class_names=None):

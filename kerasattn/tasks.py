@@ -103,6 +103,11 @@ class TextClassifierPreprocessor(keras.layers.Layer):
     def hierarchical(self):
         return self.text_preprocessor.hierarchical
 
+    @property
+    def layout(self):
+        """How a document's ids are laid out (:mod:`kerasattn.data.layout`)."""
+        return self.text_preprocessor.layout
+
     def adapt(self, texts, min_freq=1, max_size=None):
         """Build the vocabulary on ``texts`` (a list of str or a ``tf.data.Dataset`` of
         scalar strings); returns self."""
@@ -120,8 +125,7 @@ class TextClassifierPreprocessor(keras.layers.Layer):
         return tf.pad(ids, pads)
 
     def compute_output_spec(self, texts):
-        rank = 3 if self.hierarchical else 2
-        return keras.KerasTensor((None,) * rank, dtype="int32")
+        return keras.KerasTensor((None,) * self.layout.rank, dtype="int32")
 
     def get_config(self):
         config = super().get_config()

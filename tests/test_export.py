@@ -350,8 +350,14 @@ def test_export_and_predict_commands(tmp_path):
     page_source = open(page.__file__, encoding="utf-8").read()
     assert {line.split()[1] for line in page_source.splitlines()
             if line.startswith(("import kerasattn", "from kerasattn"))} == {
-        "kerasattn.explanation_pages"}
+        "kerasattn.data", "kerasattn.explanation_pages"}  # data: its layout, below
+    import kerasattn.data as data_package
+    import kerasattn.data.layout as layout
     import kerasattn.explanation_pages as renderer
+
+    assert "import" not in open(data_package.__file__, encoding="utf-8").read()
+    assert {line.split()[1] for line in open(layout.__file__, encoding="utf-8").read()
+            .splitlines() if line.startswith(("import ", "from "))} == {"numpy"}
 
     # the renderer needs NumPy and the standard library only
     assert {line.split()[1] for line in open(renderer.__file__, encoding="utf-8").read()

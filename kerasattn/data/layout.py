@@ -14,7 +14,11 @@ document's :class:`Layout` instead of branching on ``hierarchical``:
   values in reading order <-> the document's nesting), ``unpad`` (a padded row of
   scores -> the document's nesting), ``nest_scores`` / ``flat_scores`` (the same for
   float64 scores) and ``remove`` / ``keep`` (the document without,
-  or with only, some tokens).
+  or with only, some tokens);
+- its limits: ``limits`` (which of ``max_length``, ``max_sentences`` and ``max_words``
+  cut its documents), ``outer_limit`` (the cap of a batch's bucketed axis, tokens or
+  sentences), ``first_bucket`` (that axis's shortest bucket), ``extents`` (a document's
+  word and sentence extents, as its attention weights' axes run).
 
 Positions are flat: the tokens of a document in reading order, sentences one after
 another. Padding is id 0 (:class:`~kerasattn.data.preprocessing.TextPreprocessor`).
@@ -25,11 +29,30 @@ import numpy as np
 __all__ = ["FLAT", "SENTENCES", "Layout", "layout", "of_model"]
 
 
+def _ids(row):
+    """A zero-padded sequence of ids -> the ids (padding is id 0)."""
+    return [int(i) for i in row if int(i) != 0]
+
+
 class Layout:
     """The flat layout: a document is a list of ids (the base of both)."""
 
     hierarchical = False
     rank = 2  # of a batch of ids
+    first_bucket = 8  # tokens: the shortest bucket of a batch's length axis
+
+    def limits(self, max_length=None, max_sentences=None, max_words=None):
+        """The text limits a document of this layout is cut at (the others ``None``)."""
+        return {"max_length": max_length, "max_sentences": None, "max_words": None}
+
+    def outer_limit(self, preprocessor):
+        """The cap of a batch's bucketed (outer) axis: ``preprocessor``'s tokens."""
+        return preprocessor.max_length
+
+    def extents(self, doc):
+        """``(words, sentences)``: how far the word axes of ``doc``'s attention weights
+        run (the longest sentence's words), and its sentences (flat: ``None``)."""
+        return len(doc), None
 
     def size(self, doc):
         """The number of tokens of ``doc``."""
@@ -43,9 +66,10 @@ class Layout:
         """Per-token values in reading order -> nested like ``doc``."""
         return list(flat)
 
-    def strip(self, row):
-        """A zero-padded row of a batch -> its document's ids."""
-        return [int(i) for i in row if int(i) != 0]
+    def strip(self, row, real=None):
+        """A zero-padded row of a batch -> its document's ids. ``real`` (a padded
+        sequence -> its real entries) strips another kind of row (e.g. token strings)."""
+        return (real or _ids)(row)
 
     def pad(self, docs):
         """Documents -> one zero-padded int32 batch (no axis of length zero)."""
@@ -86,6 +110,16 @@ class _Sentences(Layout):
 
     hierarchical = True
     rank = 3
+    first_bucket = 2  # sentences
+
+    def limits(self, max_length=None, max_sentences=None, max_words=None):
+        return {"max_length": None, "max_sentences": max_sentences, "max_words": max_words}
+
+    def outer_limit(self, preprocessor):
+        return preprocessor.max_sentences
+
+    def extents(self, doc):
+        return max((len(s) for s in doc), default=0), len(doc)
 
     def size(self, doc):
         return sum(len(s) for s in doc)
@@ -100,8 +134,8 @@ class _Sentences(Layout):
             start += len(sentence)
         return out
 
-    def strip(self, row):
-        sentences = [[int(i) for i in s if int(i) != 0] for s in row]
+    def strip(self, row, real=None):
+        sentences = [(real or _ids)(s) for s in row]
         while sentences and not sentences[-1]:
             sentences.pop()
         return sentences

@@ -40,23 +40,20 @@ def _pad_to_min(x, min_length):
 
 
 def _tokenize_batch(preprocessor, texts, labels):
-    """Tokenise a batch; return dense ids plus each text's true extent."""
+    """Tokenise a batch; return dense ids plus each text's true extent: its length on
+    each axis (tokens; or sentences and its longest sentence's words)."""
     ids = preprocessor(texts)
-    if preprocessor.hierarchical:
-        words = tf.reduce_max(ids.row_lengths(axis=2), axis=1)  # longest sentence
-        extent = tf.stack([ids.row_lengths(axis=1), tf.maximum(words, 0)], axis=1)
-    else:
-        extent = ids.row_lengths()[:, None]
+    extent = [ids.row_lengths(axis=1)] + [
+        tf.maximum(tf.reduce_max(ids.row_lengths(axis=axis), axis=1), 0)  # the longest
+        for axis in range(2, ids.shape.rank)]
     # At least one column: TF 2.21 crashes (segfault) unbatching a (batch, 0)
     # tensor, which a batch of only empty texts would give. _trim cuts it off.
-    return _pad_to_min(ids.to_tensor(), 1), tf.cast(extent, tf.int32), labels
+    return _pad_to_min(ids.to_tensor(), 1), tf.cast(tf.stack(extent, 1), tf.int32), labels
 
 
 def _trim(ids, extent, label):
     """Cut one text's ids back to its own extent (it is padded per batch later)."""
-    if ids.shape.rank == 2:
-        return ids[: extent[0], : extent[1]], label
-    return ids[: extent[0]], label
+    return tf.slice(ids, tf.zeros_like(extent), extent), label
 
 
 _GRAPH_SEED = 1  # the graph-level seed of the function that builds an epoch's pipeline
@@ -184,19 +181,19 @@ def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, 
              bucket, cache, min_length, pad_to_bucket_boundary, tokenize_batch_size,
              count_batches, with_labels, shuffle_batches=True):
     """(text, label) rows -> bucketed batches of ids (shared by both entry points)."""
-    hierarchical = preprocessor.hierarchical
+    lay = preprocessor.layout
 
     def tokenized(rows):
         rows = rows.batch(tokenize_batch_size).map(
             lambda t, y: _tokenize_batch(preprocessor, t, y), num_parallel_calls=AUTOTUNE)
         return rows.unbatch().map(_trim, num_parallel_calls=AUTOTUNE)
 
-    shapes = ([None, None] if hierarchical else [None], [])
+    shapes = ([None] * (lay.rank - 1), [])
     bounds, to_boundary = [], False
     if bucket:
-        # hierarchical texts are grouped by number of sentences (outer axis)
-        max_len = preprocessor.max_sentences if hierarchical else preprocessor.max_length
-        bounds = bucket_boundaries(max_len, first=2 if hierarchical else 8)
+        # texts are grouped by their outer axis: tokens, or a hierarchical text's sentences
+        max_len = lay.outer_limit(preprocessor)
+        bounds = bucket_boundaries(max_len, first=lay.first_bucket)
         to_boundary = pad_to_bucket_boundary and max_len is not None
         if to_boundary:
             # a closed last bucket: texts are at most max_len long

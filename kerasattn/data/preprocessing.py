@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from kerasattn import ownership
+from kerasattn.data import layout
 from kerasattn.data import text as text_lib
 
 PAD, OOV = "", "[UNK]"
@@ -102,6 +103,7 @@ class TextPreprocessor:
         self.remove_stopwords = bool(remove_stopwords)
         self.max_length = max_length
         self.hierarchical = bool(hierarchical)
+        self.layout = layout.layout(self.hierarchical)  # how a document's ids are laid out
         self.max_sentences = max_sentences
         self.max_words = max_words
         self.truncation = truncation

@@ -280,8 +280,7 @@ def iter_attention(model, texts_or_ids, preprocessor=None, batch_size=32):
         out = {k: np.asarray(v) for k, v in out.items()}
         out["probabilities"] = as_probabilities(out["probabilities"])
         for i, row in enumerate(ids):
-            trimmed = trim_document({name: out[name][i] for name in axes}, axes, row,
-                                    lay.hierarchical)
+            trimmed = trim_document({name: out[name][i] for name in axes}, axes, row, lay)
             yield Explanation(tokens=words[i],
                               probabilities=out["probabilities"][i].astype(np.float32),
                               attention=trimmed, axes=dict(axes),

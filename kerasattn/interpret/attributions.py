@@ -155,20 +155,20 @@ def _unwrap(model, preprocessor=None):
 
 
 def prepare_documents(model, texts_or_ids, preprocessor=None):
-    """Texts or ids -> ``(model, docs, tokens, hierarchical)``.
+    """Texts or ids -> ``(model, docs, tokens, layout)``.
 
     ``docs`` holds each document's ids without padding (a list of ints, or a
     list of sentences); ``tokens`` the words (from the preprocessor, or the
     ids' vocabulary entries, or the ids as strings). ``model`` may be a
-    :class:`~kerasattn.tasks.TextClassifier` (its backbone is returned).
+    :class:`~kerasattn.tasks.TextClassifier` (its backbone is returned); ``layout`` is
+    the documents' :class:`~kerasattn.data.layout.Layout` (flat, or sentences of words).
     """
     model, preprocessor = _unwrap(model, preprocessor)
     lay = layout.of_model(model)
-    hierarchical = lay.hierarchical
     items = texts_or_ids if isinstance(texts_or_ids, np.ndarray) else list(texts_or_ids)
     check_layout(model, lay, preprocessor)
     if len(items) == 0:
-        return model, [], [], hierarchical
+        return model, [], [], lay
     if isinstance(items[0], (str, bytes)):
         if preprocessor is None:
             raise ValueError("texts need the run's preprocessor (preprocessor=...); "
@@ -182,10 +182,10 @@ def prepare_documents(model, texts_or_ids, preprocessor=None):
             tokens = preprocessor.tokenize(tf.constant(chunk))
             docs += preprocessor.lookup(tokens).to_list()
             words += _decode(tokens.to_list())
-        return model, docs, words, hierarchical
+        return model, docs, words, lay
     docs = [lay.strip(row) for row in items]
     vocab = preprocessor.vocabulary if preprocessor is not None else None
-    return model, docs, _name_ids(docs, vocab), hierarchical
+    return model, docs, _name_ids(docs, vocab), lay
 
 
 def remove_tokens(doc, positions, hierarchical=False):
@@ -360,9 +360,7 @@ def _forward(model, layers, ids, values, targets=None, gradients=True):
 
 
 def _prepare_ids(model, ids, preprocessor=None):
-    """:func:`prepare_documents`, with the documents' layout for their flag."""
-    model, docs, tokens, hierarchical = prepare_documents(model, ids, preprocessor)
-    return model, docs, tokens, layout.layout(hierarchical)
+    return prepare_documents(model, ids, preprocessor)
 
 
 def gradient_x_input(model, ids, target=None, batch_size=32, preprocessor=None):
@@ -695,7 +693,7 @@ def _attention_method(model, ids, method, batch_size=32, preprocessor=None):
         probabilities.append(as_probabilities(out["probabilities"]))
         for i, doc in enumerate(chunk):
             trimmed = trim_document({name: out[name][i] for name in plan.axes}, plan.axes,
-                                    doc, lay.hierarchical)
+                                    doc, lay)
             scores.append(_document_scores(plan, trimmed, doc, method))
             extra = {"layers": plan.describe()}
             if method == "rollout":

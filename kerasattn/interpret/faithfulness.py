@@ -49,7 +49,7 @@ from kerasattn.heads import as_probabilities
 from kerasattn.interpret.attention import attention_layers
 from kerasattn.interpret.attributions import (METHODS, _chunks, _plan, _replaced_calls, _unwrap,
                                               applicable_methods, explain_tokens,
-                                              is_hierarchical, keep_tokens,
+                                              keep_tokens,
                                               predict_probabilities, prepare_documents,
                                               remove_tokens)
 from kerasattn.layers import AttentionPooling, TargetAttention
@@ -176,8 +176,7 @@ def random_erasure(model, texts_or_ids, preprocessor=None, ks=DEFAULT_KS, draws=
     """The random-ranking baseline: :func:`erasure` under uniformly random token
     orders (``numpy.random.default_rng(seed)``), averaged over ``draws`` per document.
     ``target``: None (predicted classes), an int, or one per document."""
-    model, docs, _, hierarchical = prepare_documents(model, texts_or_ids, preprocessor)
-    lay = layout.layout(hierarchical)
+    model, docs, _, lay = prepare_documents(model, texts_or_ids, preprocessor)
     if draws < 1:
         raise ValueError(f"draws must be >= 1, got {draws!r}")
     targets = None
@@ -256,9 +255,8 @@ def _resolve_pooling(model, layer):
 
 
 def _word_level(model, layer):
-    """Whether ``layer`` runs on the folded words of a hierarchical model."""
-    if not is_hierarchical(model):
-        return False
+    """Whether ``layer`` runs on the folded words of a hierarchical model (its weights'
+    first axis is the sentences)."""
     axes = _plan(model).axes
     return axes.get(layer.name, ("",))[0] == "sentence"
 
@@ -348,7 +346,7 @@ def permutation_test(model, texts_or_ids, preprocessor=None, layer=None, num_per
     Raises:
         ValueError: no supported pooling attention (see the module docstring).
     """
-    model, docs, _, hierarchical = prepare_documents(model, texts_or_ids, preprocessor)
+    model, docs, _, lay = prepare_documents(model, texts_or_ids, preprocessor)
     layer = _resolve_pooling(model, layer)
     word_level = _word_level(model, layer)
     probe = _plan(model).probe
@@ -356,26 +354,24 @@ def permutation_test(model, texts_or_ids, preprocessor=None, layer=None, num_per
     results = []
     for start in range(0, len(docs), batch_size):
         chunk = docs[start:start + batch_size]
-        batch = layout.layout(hierarchical).pad(chunk)
+        batch = lay.pad(chunk)
         out = probe(batch, training=False)
         probs = as_probabilities(np.asarray(out["probabilities"]))
         weights = np.asarray(out[layer.name], np.float64)
-        if not hierarchical:
-            lengths = np.array([[len(d)] for d in chunk])               # (b, 1)
-        elif word_level:
+        if word_level:  # each sentence's words among themselves
             lengths = np.zeros(batch.shape[:2], int)                    # (b, S)
             for i, doc in enumerate(chunk):
                 lengths[i, :len(doc)] = [len(s) for s in doc]
-        else:
-            lengths = np.array([[len(d)] for d in chunk])               # sentences
-        n = batch.shape[-1] if (not hierarchical or word_level) else batch.shape[1]
+        else:  # a document's tokens: its words, or a hierarchical model's sentences
+            lengths = np.array([[len(d)] for d in chunk])               # (b, 1)
+        n = batch.shape[-1] if word_level else batch.shape[1]
         permuted = np.zeros((num_permutations, *probs.shape))
         for r in range(num_permutations):
             perm = np.tile(np.arange(n), (*lengths.shape, 1))
             for index in np.ndindex(*lengths.shape):
                 m = lengths[index]
                 perm[index][:m] = rng.permutation(m)
-            perm = perm if (hierarchical and word_level) else perm[:, 0]
+            perm = perm if word_level else perm[:, 0]
             permuted[r] = permuted_probabilities(model, batch, perm, layer)
         for i, doc in enumerate(chunk):
             tvd = total_variation(permuted[:, i], probs[i])
@@ -444,7 +440,7 @@ def faithfulness_report(model, texts, labels=None, preprocessor=None, methods=No
         magnitude: rank tokens by |score| for erasure.
         batch_size: documents per forward pass.
     """
-    model, docs, _, hierarchical = prepare_documents(model, texts, preprocessor)
+    model, docs, _, _ = prepare_documents(model, texts, preprocessor)
     available = applicable_methods(model)
     if methods is None:
         methods = [m for m in METHODS if m in available]

@@ -52,10 +52,10 @@ def _explanations(model, texts, pre):
     gets each text's tokens and probabilities with an empty ``attention``."""
     if attention_layers(model):
         return extract_attention(model, texts, pre)
-    _, docs, tokens, hierarchical = prepare_documents(model, texts, pre)
+    _, docs, tokens, lay = prepare_documents(model, texts, pre)
     probs = predict_probabilities(model, docs)
     return [Explanation(tokens=t, probabilities=p.astype("float32"), attention={}, axes={},
-                        hierarchical=hierarchical) for t, p in zip(tokens, probs)]
+                        hierarchical=lay.hierarchical) for t, p in zip(tokens, probs)]
 
 
 def write_report(model, pre, texts, output, class_names=None, model_name="model",

@@ -14,6 +14,8 @@ serves them as a Keras ``PyDataset``.
 import keras
 import numpy as np
 
+from kerasattn.data.layout import FLAT, SENTENCES
+
 BUCKET_STEP = 64
 
 
@@ -23,23 +25,27 @@ def _starts(lengths):
 
 class Split:
     """One split's token ids as a ragged array: flat ids + each text's length, and for
-    a hierarchical model each sentence's length (``lengths`` then counts sentences).
+    a hierarchical model each sentence's length (``lengths`` then counts sentences):
+    given ``sentence_lengths``, the split is a :class:`SentenceSplit`.
 
     ``max_sentences`` and ``max_words`` cap a hierarchical batch's axes (the text
     limits the ids were cut at); its word axis is the longest sentence's length
     rounded up to a power of two."""
 
+    layout = FLAT
+
+    def __new__(cls, ids, lengths, labels, sentence_lengths=None, **caps):
+        return super().__new__(SentenceSplit if sentence_lengths is not None else cls)
+
     def __init__(self, ids, lengths, labels, sentence_lengths=None, max_sentences=None,
                  max_words=None):
         self.ids, self.lengths, self.labels = ids, lengths.astype(np.int64), labels
         self.starts = _starts(self.lengths)
-        self.hierarchical = sentence_lengths is not None
         self.max_sentences = max_sentences
-        if self.hierarchical:
-            self.sentence_lengths = np.asarray(sentence_lengths, np.int64)
-            self.word_starts = _starts(self.sentence_lengths)
-            longest = int(self.sentence_lengths.max(initial=1))
-            self.word_width = int(_widths([longest], None, max_words)[0])
+
+    @property
+    def hierarchical(self):
+        return self.layout.hierarchical
 
     def __len__(self):
         return len(self.labels)
@@ -47,13 +53,11 @@ class Split:
     def batches(self, batch_size, step=BUCKET_STEP, rng=None):
         """:func:`bucketed_batches` of this split (a hierarchical one's by sentences, in
         powers of two: ``step`` is for tokens)."""
-        if self.hierarchical:
-            return bucketed_batches(self.lengths, batch_size, None, rng, self.max_sentences)
         return bucketed_batches(self.lengths, batch_size, step, rng)
 
     def shape(self, width):
         """A batch's shape after the batch axis: (width,) or (width, words)."""
-        return (width, self.word_width) if self.hierarchical else (width,)
+        return (width,)
 
     def batch_ids(self, index, width):
         """(len(index), width) int32 ids of these texts, zero-padded (hierarchical:
@@ -61,9 +65,34 @@ class Split:
         out = np.zeros((len(index), *self.shape(width)), np.int32)
         for row, i in enumerate(index):
             n = min(int(self.lengths[i]), width)
-            if not self.hierarchical:
-                out[row, :n] = self.ids[self.starts[i]:self.starts[i] + n]
-                continue
+            out[row, :n] = self.ids[self.starts[i]:self.starts[i] + n]
+        return out
+
+
+class SentenceSplit(Split):
+    """A hierarchical model's split: texts of sentences of words; batches are (texts,
+    sentences, words)."""
+
+    layout = SENTENCES
+
+    def __init__(self, ids, lengths, labels, sentence_lengths=None, max_sentences=None,
+                 max_words=None):
+        super().__init__(ids, lengths, labels, max_sentences=max_sentences)
+        self.sentence_lengths = np.asarray(sentence_lengths, np.int64)
+        self.word_starts = _starts(self.sentence_lengths)
+        longest = int(self.sentence_lengths.max(initial=1))
+        self.word_width = int(_widths([longest], None, max_words)[0])
+
+    def batches(self, batch_size, step=BUCKET_STEP, rng=None):
+        return bucketed_batches(self.lengths, batch_size, None, rng, self.max_sentences)
+
+    def shape(self, width):
+        return (width, self.word_width)
+
+    def batch_ids(self, index, width):
+        out = np.zeros((len(index), *self.shape(width)), np.int32)
+        for row, i in enumerate(index):
+            n = min(int(self.lengths[i]), width)
             for j in range(self.starts[i], self.starts[i] + n):  # its sentences
                 words = min(int(self.sentence_lengths[j]), self.word_width)
                 first = self.word_starts[j]

@@ -65,13 +65,16 @@ def predict_split(model, split, batch_size, step=BUCKET_STEP):
 def load_arrays(run_dir, config):
     """``{"train", "val", "test"}`` -> :class:`~kerasattn.training.buckets.Split` of a
     prepared run (``config``: its ``config.json``)."""
-    hierarchical = config.get("hierarchical", False)
-    caps = dict(max_sentences=config["train"].get("max_sentences"),
-                max_words=config["train"].get("max_words")) if hierarchical else {}
-    with np.load(os.path.join(run_dir, config["arrays"])) as f:
+    path = os.path.join(run_dir, config["arrays"])
+    with np.load(path) as f:
+        # a hierarchical run's arrays hold its sentences' lengths too (a SentenceSplit)
+        if bool(config.get("hierarchical")) != ("train_sentence_lengths" in f.files):
+            raise ConfigError(f"{path}: the arrays are not laid out as the run's model "
+                              "reads them (hierarchical or not): prepare the run again")
         return {s: Split(f[f"{s}_ids"], f[f"{s}_lengths"], f[f"{s}_labels"],
-                         sentence_lengths=f[f"{s}_sentence_lengths"] if hierarchical else None,
-                         **caps)
+                         sentence_lengths=f.get(f"{s}_sentence_lengths"),
+                         max_sentences=config["train"].get("max_sentences"),
+                         max_words=config["train"].get("max_words"))
                 for s in ("train", "val", "test")}
 
 

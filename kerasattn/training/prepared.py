@@ -45,14 +45,14 @@ def _encode(preprocessor, texts, chunk=2048):
     "sentence_lengths" each sentence's words."""
     import tensorflow as tf  # late: prepare runs where TensorFlow is, fit's machine may lack it
 
-    parts = {"ids": [], "lengths": [], **({"sentence_lengths": []}
-                                          if preprocessor.hierarchical else {})}
+    # a ragged axis's row lengths each: texts' tokens, or texts' sentences and their words
+    names = ["lengths", "sentence_lengths"][:preprocessor.layout.rank - 1]
+    parts = {"ids": [], **{name: [] for name in names}}
     for i in range(0, len(texts), chunk):
         ids = preprocessor(tf.constant([str(t) for t in texts[i:i + chunk]], tf.string))
         parts["ids"].append(ids.flat_values.numpy())
-        parts["lengths"].append(ids.row_lengths().numpy())
-        if preprocessor.hierarchical:
-            parts["sentence_lengths"].append(ids.values.row_lengths().numpy())
+        for name, lengths in zip(names, ids.nested_row_lengths()):
+            parts[name].append(lengths.numpy())
     return {k: np.concatenate(v).astype(np.int32) if v else np.zeros(0, np.int32)
             for k, v in parts.items()}
 

@@ -68,3 +68,23 @@ def test_no_axis_is_empty_and_the_pick():
 
     assert L.of_model(Model((None, None, None))) is L.SENTENCES
     assert L.of_model(Model((None, None))) is L.FLAT
+
+
+def test_limits_extents_and_strip_with_another_kind_of_padding():
+    assert L.FLAT.limits(400, 30, 50) == {"max_length": 400, "max_sentences": None,
+                                          "max_words": None}
+    assert L.SENTENCES.limits(400, 30, 50) == {"max_length": None, "max_sentences": 30,
+                                               "max_words": 50}
+    pre = type("Pre", (), {"max_length": 400, "max_sentences": 30})()
+    assert (L.FLAT.outer_limit(pre), L.SENTENCES.outer_limit(pre)) == (400, 30)
+    assert (L.FLAT.first_bucket, L.SENTENCES.first_bucket) == (8, 2)
+    assert L.FLAT.extents(FLAT_DOC) == (3, None)
+    assert L.SENTENCES.extents(DOC) == (3, 3)  # its longest sentence's words, its sentences
+    assert L.SENTENCES.extents([]) == (0, 0)
+
+    def words(row):  # token strings, padded with b""
+        return [w.decode() for w in row if w]
+
+    assert L.FLAT.strip(np.array([b"a", b"b", b""]), real=words) == ["a", "b"]
+    rows = np.array([[b"a", b""], [b"", b""], [b"b", b"c"], [b"", b""]])
+    assert L.SENTENCES.strip(rows, real=words) == [["a"], [], ["b", "c"]]

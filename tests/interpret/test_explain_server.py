@@ -130,7 +130,7 @@ def test_the_api_answers_what_the_python_api_gives(family, runs, servers):
     probabilities = clf.predict(TEXTS, verbose=0)
     grads = explain_tokens(clf, TEXTS, method="gradient_x_input")
     attention = explain_tokens(clf, TEXTS, method="attention") if family != "cnn" else None
-    _, docs, _, hierarchical = prepare_documents(clf, TEXTS)
+    _, docs, _, lay = prepare_documents(clf, TEXTS)
 
     assert data["model"] == family and data["run"] == family
     assert data["class_names"] == clf.class_names == ["neg", "pos"]
@@ -157,7 +157,7 @@ def test_the_api_answers_what_the_python_api_gives(family, runs, servers):
         a = res["attribution"]
         assert a["method"] == "gradient_x_input" and a["target"] == res["label"]
         _nested_close(a["scores"], grads[i].scores, atol=1e-6)
-        if hierarchical:
+        if lay.hierarchical:
             assert [len(s) for s in a["scores"]] == [len(s) for s in ex.tokens]
         # the top-k attended (attributed, without attention) words deleted
         ranking = attention[i] if attention is not None else grads[i]
@@ -174,7 +174,7 @@ def test_the_api_answers_what_the_python_api_gives(family, runs, servers):
         assert [r["token"] for r in d["removed"]] == [ranking.flat_tokens[j] for j in removed]
         assert d["k"] == len(removed) and d["tokens"] == [
             w for j, w in enumerate(ranking.flat_tokens) if j not in removed]
-        after = predict_probabilities(clf, [remove_tokens(docs[i], removed, hierarchical)])[0]
+        after = predict_probabilities(clf, [remove_tokens(docs[i], removed, lay.hierarchical)])[0]
         np.testing.assert_allclose(d["probabilities"], after, atol=1e-5, rtol=0)
         assert d["label"] == int(np.argmax(after))
         label = res["label"]
