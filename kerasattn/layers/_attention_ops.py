@@ -52,6 +52,35 @@ def masked_softmax(softmax, scores, key_mask=None, query_mask=None):
     return softmax_over_last(softmax, scores, keep)
 
 
+def fused_attention(query, key, value, mask=None, scale=None, dtype="float32"):
+    """Softmax attention through ``keras.ops.dot_product_attention``: the weights are
+    never returned, so the backend may fuse them away (the path of an attention layer
+    called without ``return_attention_scores``).
+
+    ``query`` (batch, queries, heads, dim), ``key`` (batch, keys, heads, dim) and
+    ``value`` (batch, keys, heads, dim_v), the layout of ``dot_product_attention`` (the
+    JAX backend needs dim_v == dim); ``mask`` (batch, n), True for real positions, is the
+    key mask and, for self-attention, the query mask; ``scale`` multiplies the scores
+    (1/√dim when None). Returns (batch, queries, heads, dim_v) in ``dtype``, the same
+    numbers as ``masked_softmax`` and a product with the values: padded keys get no
+    weight, and padded queries and rows with no real key give exactly zero (the op gives
+    such a row a uniform average of the values, which the query mask then zeroes).
+
+    Under float16 the call runs in float32 and casts back: the TensorFlow backend takes
+    the query·key product in the inputs' dtype, and a product past 65504 turns the row
+    into NaN (JAX's accumulates in float32); the explicit path's scores are float32 too.
+    """
+    run_dtype = "float32" if dtype == "float16" else dtype
+    query, key, value = (ops.cast(t, run_dtype) for t in (query, key, value))
+    # one (batch, 1, 1, keys) mask broadcasts to (batch, heads, queries, keys) on every
+    # backend; the query half is applied to the output instead
+    keep = None if mask is None else ops.cast(mask, "bool")[:, None, None, :]
+    out = ops.cast(ops.dot_product_attention(query, key, value, mask=keep, scale=scale), dtype)
+    if mask is None:
+        return out
+    return out * ops.cast(mask, dtype)[:, :, None, None]
+
+
 def zero_padding(x, mask):
     """Zero the padded positions of (batch, n, d) so nothing leaks through a convolution."""
     if mask is None:

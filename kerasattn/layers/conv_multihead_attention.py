@@ -5,8 +5,8 @@ import math
 import keras
 from keras import ops
 
-from kerasattn.layers._attention_ops import (conv, masked_softmax, merge_heads, split_heads,
-                                             zero_padding)
+from kerasattn.layers._attention_ops import (conv, fused_attention, masked_softmax, merge_heads,
+                                             split_heads, zero_padding)
 
 VALUE_ACTIVATIONS = ("elu", "tanh")
 
@@ -26,6 +26,14 @@ class ConvMultiheadAttention(keras.layers.Layer):
     padding never leaks into a real word's window, are excluded as keys, and
     get zero outputs. Dropout (0.1 in §3.8) is applied to the attention
     weights. The softmax runs in float32 with a boolean mask.
+
+    Two paths, the same numbers (to float rounding): with
+    ``return_attention_scores=True`` the weights are built explicitly as
+    above; without, the heads go through ``keras.ops.dot_product_attention``
+    (in float32 under float16), which never hands the (batch, heads, n, n)
+    weights back. Dropout acts on the attention weights, so training with
+    ``dropout`` > 0 keeps the explicit path; inference, or ``dropout=0``,
+    takes the fused one.
 
     Args:
         num_heads: h (8 in §4.2); must divide ``units``.
@@ -93,8 +101,20 @@ class ConvMultiheadAttention(keras.layers.Layer):
         for c in (self._q, self._k, self._v):
             c.build(input_shape)
 
+    def _fused(self, training, return_attention_scores):
+        """Whether a call takes ``keras.ops.dot_product_attention``: no weights asked
+        for, and no dropout on the weights (which the fused op cannot apply)."""
+        return not return_attention_scores and not (training and self.dropout > 0)
+
     def call(self, inputs, mask=None, training=None, return_attention_scores=False):
         x = zero_padding(inputs, mask)
+        if self._fused(training, return_attention_scores):
+            # (batch, n, heads, d/h): the op's layout, no transposes; padded queries zero
+            batch, n, dh = ops.shape(x)[0], ops.shape(x)[1], self.d // self.num_heads
+            q, k, v = (ops.reshape(c(x), (batch, n, self.num_heads, dh))
+                       for c in (self._q, self._k, self._v))
+            out = fused_attention(q, k, v, mask, 1.0 / math.sqrt(dh), self.compute_dtype)
+            return ops.reshape(out, (batch, n, self.d))
         q, k, v = (split_heads(c(x), self.num_heads) for c in (self._q, self._k, self._v))
         score_dtype = "float32" if self.compute_dtype == "float16" else self.compute_dtype
         scores = ops.matmul(ops.cast(q, score_dtype),

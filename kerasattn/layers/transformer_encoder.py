@@ -6,7 +6,8 @@ import math
 import keras
 from keras import ops
 
-from kerasattn.layers._attention_ops import masked_softmax, merge_heads, split_heads
+from kerasattn.layers._attention_ops import (fused_attention, masked_softmax, merge_heads,
+                                             split_heads)
 from kerasattn.layers._initializers import clone_initializer
 
 
@@ -30,6 +31,14 @@ class TransformerEncoderBlock(keras.layers.Layer):
     ``key_dim`` (the size of each head) defaults to d // num_heads, so a head
     count that does not divide d still works (W_Z maps heads × key_dim back
     to d): 100-d GloVe vectors with 8 heads use heads of 12.
+
+    Two paths, the same numbers (to float rounding): with
+    ``return_attention_scores=True`` the weights are built explicitly as
+    above; without, the heads go through ``keras.ops.dot_product_attention``
+    (in float32 under float16), which never hands the (batch, heads, n, n)
+    weights back. Dropout acts on the attention weights, so training with
+    ``dropout`` > 0 keeps the explicit path; inference, or ``dropout=0``,
+    takes the fused one.
 
     Args:
         num_heads: attention heads (1, 2, 4 or 8 in the paper's grid).
@@ -117,7 +126,20 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self._attention_norm.build(input_shape)
         self._ffn_norm.build(input_shape)
 
-    def _attention(self, x, mask, training):
+    def _fused(self, training, return_attention_scores):
+        """Whether a call takes ``keras.ops.dot_product_attention``: no weights asked
+        for, and no dropout on the weights (which the fused op cannot apply)."""
+        return not return_attention_scores and not (training and self.dropout > 0)
+
+    def _attention(self, x, mask, training, fused=False):
+        """(attended (batch, n, d), weights (batch, heads, n, n) in float32, or None
+        when ``fused``)."""
+        if fused:  # (batch, n, heads, dk): the op's layout, no transposes
+            batch, n = ops.shape(x)[0], ops.shape(x)[1]
+            q, k, v = (ops.reshape(f(x), (batch, n, self.num_heads, self._dk))
+                       for f in (self._query, self._key, self._value))
+            out = fused_attention(q, k, v, mask, 1.0 / math.sqrt(self._dk), self.compute_dtype)
+            return self._output(ops.reshape(out, (batch, n, self.num_heads * self._dk))), None
         q, k, v = (split_heads(f(x), self.num_heads)
                    for f in (self._query, self._key, self._value))   # (b, h, n, dk)
         # q scaled before the product: n x dk multiplications instead of n x n
@@ -129,7 +151,8 @@ class TransformerEncoderBlock(keras.layers.Layer):
         return self._output(merge_heads(ops.matmul(dropped, v))), weights
 
     def call(self, inputs, mask=None, training=None, return_attention_scores=False):
-        attended, weights = self._attention(inputs, mask, training)
+        attended, weights = self._attention(
+            inputs, mask, training, fused=self._fused(training, return_attention_scores))
         y = self._attention_norm(inputs + self._output_dropout(attended, training=training))
         ffn = self._ffn_output(self._ffn_hidden(y))
         out = self._ffn_norm(y + self._ffn_dropout(ffn, training=training))
