@@ -39,6 +39,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import keras
@@ -284,12 +286,61 @@ def export_model(model, preprocessor, class_names, path, max_length=None, preset
 def export_classifier(classifier, path, max_length=None):
     """Export a fitted :class:`~kerasattn.tasks.TextClassifier` (its backbone, text
     preprocessor, class names and preset) to ``path`` with :func:`export_model`; returns
-    ``path``. What ``TextClassifier.export`` does."""
+    ``path``. What ``TextClassifier.export`` does.
+
+    A SavedModel is a TensorFlow graph: under another Keras backend (JAX, PyTorch) the
+    classifier is saved to a ``.keras`` file in a temporary directory and exported from
+    it by a TensorFlow process (:func:`export_saved_classifier`), the same SavedModel."""
     if classifier.backbone is None:
         raise ValueError("nothing to export: the classifier has not been fitted")
+    path = os.fspath(path)
+    if keras.backend.backend() != "tensorflow":
+        return _export_in_tensorflow(classifier, path, max_length)
     return export_model(classifier.backbone, classifier.preprocessor.text_preprocessor,
-                        classifier.class_names, os.fspath(path), max_length,
+                        classifier.class_names, path, max_length,
                         preset=classifier.preset)
+
+
+def export_saved_classifier(keras_file, path, max_length=None):
+    """:func:`export_classifier` of the ``TextClassifier`` saved in ``keras_file`` (under
+    the TensorFlow backend)."""
+    return export_classifier(keras.saving.load_model(keras_file), path, max_length)
+
+
+_IN_TENSORFLOW = """
+import sys
+from kerasattn import export
+try:
+    export.export_saved_classifier(sys.argv[1], sys.argv[2], int(sys.argv[3]) or None)
+except (ValueError, FileExistsError, OSError) as error:
+    print(f"error: {error}", file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def _export_in_tensorflow(classifier, path, max_length):
+    """Export from a TensorFlow process: the checks first (nothing written when one
+    fails), then the classifier as a ``.keras`` file that process reads."""
+    check_class_names(classifier.class_names)
+    if os.path.exists(path) and not (os.path.isdir(path) and not os.listdir(path)):
+        raise FileExistsError(f"{path} exists and is not an empty directory: choose another "
+                              "version")
+    check_servable(path, classifier.class_names, classifier.preset)
+    with tempfile.TemporaryDirectory() as tmp:
+        keras_file = os.path.join(tmp, "classifier.keras")
+        classifier.save(keras_file)
+        env = {**os.environ, "KERAS_BACKEND": "tensorflow"}
+        done = subprocess.run([sys.executable, "-c", _IN_TENSORFLOW, keras_file,
+                               os.path.abspath(path), str(max_length or 0)],
+                              env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+        raise RuntimeError(
+            (lines[-1][len("error: "):] if lines else done.stderr.strip()[-1000:]) +
+            f" (exporting under the {keras.backend.backend()} backend runs TensorFlow in "
+            "a process of its own; save the classifier with .save('model.keras') and export "
+            "it under KERAS_BACKEND=tensorflow with kerasattn.export.export_saved_classifier)")
+    return path
 
 
 def export_run(run_dir, output=None, max_length=None):

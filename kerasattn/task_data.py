@@ -14,15 +14,26 @@ around it to train and predict on raw strings.
 - :func:`batches` and :func:`validation_batches`: what ``fit`` and ``evaluate`` run
   the model on.
 
+Under a backend that compiles once per input shape (JAX) the batches are bounded
+(:mod:`kerasattn.data.widths`): a handful of widths, and training batches of one size.
+
 The functions that take a ``task`` read its ``preprocessor``, ``class_names``,
 ``num_classes``, ``min_freq``, ``vocab_size`` and ``backbone``, and set its
 ``class_names`` and ``num_classes`` when the labels first give them.
 """
 
+import keras
 import numpy as np
 import tensorflow as tf
 
-from kerasattn.data.pipeline import batches_per_epoch, make_dataset
+from kerasattn.data import widths
+from kerasattn.data.pipeline import batches_per_epoch, make_dataset, pad_to_widths
+
+
+def bounded():
+    """Whether batches are bounded to a few shapes: under a backend that compiles once
+    per input shape (:func:`kerasattn.data.widths.compiles_per_shape`)."""
+    return widths.compiles_per_shape(keras.backend.backend())
 
 
 def as_text_array(x):
@@ -127,13 +138,17 @@ def label_table(class_names):
                                                             dtype=tf.int32)), -1)
 
 
-def text_batches(texts, labels, preprocessor, batch_size, shuffle, seed=None):
+def text_batches(texts, labels, preprocessor, batch_size, shuffle, seed=None,
+                 training=False):
     """A list of texts (and label ids, or None) -> ``(ids, labels)`` batches of texts of
     similar length, through the :class:`~kerasattn.tasks.TextClassifierPreprocessor`
-    ``preprocessor`` (it has a vocabulary)."""
+    ``preprocessor`` (it has a vocabulary). :func:`bounded`: a few widths, and for
+    ``training`` ``(ids, labels, weights)`` batches of ``batch_size`` rows."""
+    bound = bounded()
     return make_dataset(texts, labels, preprocessor.text_preprocessor,
                         batch_size=batch_size, shuffle=shuffle, seed=seed,
-                        count_batches=True)
+                        count_batches=True, bounded=bound,
+                        full_batches=bound and training and labels is not None)
 
 
 def paired_batches(ds, preprocessor, class_names, batch_size):
@@ -149,10 +164,14 @@ def paired_batches(ds, preprocessor, class_names, batch_size):
     batched = ds if spec[0].shape.rank == 1 else ds.batch(batch_size)
     table = label_table(class_names) if spec[1].dtype == tf.string else None
 
+    axes = preprocessor.layout.bounded_axes(preprocessor.text_preprocessor)
+    bound = bounded()
+
     def prepare(texts, labels):
         if table is not None:
             labels = table.lookup(labels)
-        return preprocessor(texts), labels
+        ids = preprocessor(texts)
+        return (pad_to_widths(ids, axes) if bound else ids), labels
 
     return batched.map(prepare, num_parallel_calls=tf.data.AUTOTUNE) \
         .prefetch(tf.data.AUTOTUNE)
@@ -161,13 +180,17 @@ def paired_batches(ds, preprocessor, class_names, batch_size):
 def prediction_batches(x, texts, preprocessor, batch_size):
     """What ``predict`` runs the model on: ``texts`` (``x`` as a list of texts, or None)
     or a dataset of strings ``x`` as batches of ids; anything else (ids) as it is."""
+    axes = preprocessor.layout.bounded_axes(preprocessor.text_preprocessor)
+    bound = bounded()  # a few widths (the last batch's size is its own)
+
+    def ids(texts):
+        return pad_to_widths(preprocessor(texts), axes) if bound else preprocessor(texts)
+
     if texts is not None:
         return tf.data.Dataset.from_tensor_slices(
-            tf.constant(texts, tf.string, shape=[len(texts)])).batch(batch_size) \
-            .map(preprocessor)
+            tf.constant(texts, tf.string, shape=[len(texts)])).batch(batch_size).map(ids)
     if isinstance(x, tf.data.Dataset) and x.element_spec.dtype == tf.string:
-        return (x if x.element_spec.shape.rank == 1 else x.batch(batch_size)) \
-            .map(preprocessor)
+        return (x if x.element_spec.shape.rank == 1 else x.batch(batch_size)).map(ids)
     return x
 
 
@@ -207,17 +230,18 @@ def _adapt_on_pairs(task, pairs):
         label_ids(task, _pair_labels(pairs))
 
 
-def batches(task, x, y, batch_size, shuffle, seed=None):
+def batches(task, x, y, batch_size, shuffle, seed=None, training=False):
     """Strings + labels, or a ``tf.data.Dataset`` of ``(string, label)`` -> ``(ids,
     labels)`` batches through the task's preprocessor (it has a vocabulary); None for
-    other inputs (token ids)."""
+    other inputs (token ids). ``training``: ``fit``'s (see :func:`text_batches`)."""
     if isinstance(x, tf.data.Dataset):
         return paired_batches(x, task.preprocessor, task.class_names, batch_size)
     texts = as_text_array(x)
     if texts is None:
         return None
     labels = None if y is None else label_ids(task, y)
-    return text_batches(texts, labels, task.preprocessor, batch_size, shuffle, seed)
+    return text_batches(texts, labels, task.preprocessor, batch_size, shuffle, seed,
+                        training)
 
 
 def validation_batches(task, validation_data, batch_size):

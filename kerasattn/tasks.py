@@ -469,7 +469,7 @@ class TextClassifier(keras.Model):
         if self.backbone is None:  # the vocabulary and the classes of the training data
             task_data.adapt(self, x, y)
             _build_backbone(self)
-        train = task_data.batches(self, x, y, batch_size, shuffle, seed)
+        train = task_data.batches(self, x, y, batch_size, shuffle, seed, training=True)
         validation_data = task_data.validation_batches(self, validation_data, batch_size)
         if not self.compiled and self._pending_compile is None:
             # Keras's compile resets run_eagerly: keep what the user set on the classifier

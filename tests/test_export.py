@@ -356,7 +356,12 @@ def test_export_and_predict_commands(tmp_path):
     import kerasattn.explanation_pages as renderer
 
     assert "import" not in open(data_package.__file__, encoding="utf-8").read()
+    import kerasattn.data.widths as widths
+
     assert {line.split()[1] for line in open(layout.__file__, encoding="utf-8").read()
+            .splitlines() if line.startswith(("import ", "from "))} == {
+        "numpy", "kerasattn.data.widths"}
+    assert {line.split()[1] for line in open(widths.__file__, encoding="utf-8").read()
             .splitlines() if line.startswith(("import ", "from "))} == {"numpy"}
 
     # the renderer needs NumPy and the standard library only

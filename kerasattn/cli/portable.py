@@ -22,11 +22,10 @@ from kerasattn import runs
 from kerasattn.cli.parsing import (ArgumentParser, integer, length, plain, positive_float,
                                    positive_int)
 from kerasattn.data.datasets import DatasetError
+from kerasattn.data.widths import STEP as BUCKET_STEP  # NumPy only, no Keras
 from kerasattn.training import parallel, prepared
 from kerasattn.training.diagnostics import out_of_memory, out_of_memory_message
 from kerasattn.training.errors import ConfigError, DivergedError
-
-BUCKET_STEP = 64  # kerasattn.training.buckets.BUCKET_STEP (not imported: buckets imports Keras)
 
 
 def build_fit_parser():

@@ -15,7 +15,8 @@ document's :class:`Layout` instead of branching on ``hierarchical``:
   scores -> the document's nesting), ``nest_scores`` / ``flat_scores`` (the same for
   float64 scores) and ``remove`` / ``keep`` (the document without,
   or with only, some tokens);
-- its limits: ``limits`` (which of ``max_length``, ``max_sentences`` and ``max_words``
+- its limits: ``bounded_axes`` (how each axis of a batch is padded where shapes are
+  bounded, :mod:`kerasattn.data.widths`), ``limits`` (which of ``max_length``, ``max_sentences`` and ``max_words``
   cut its documents), ``outer_limit`` (the cap of a batch's bucketed axis, tokens or
   sentences), ``first_bucket`` (that axis's shortest bucket), ``extents`` (a document's
   word and sentence extents, as its attention weights' axes run).
@@ -25,6 +26,8 @@ another. Padding is id 0 (:class:`~kerasattn.data.preprocessing.TextPreprocessor
 """
 
 import numpy as np
+
+from kerasattn.data.widths import STEP
 
 __all__ = ["FLAT", "SENTENCES", "Layout", "layout", "of_model"]
 
@@ -48,6 +51,11 @@ class Layout:
     def outer_limit(self, preprocessor):
         """The cap of a batch's bucketed (outer) axis: ``preprocessor``'s tokens."""
         return preprocessor.max_length
+
+    def bounded_axes(self, preprocessor):
+        """``(step, cap)`` of each axis after the batch axis, for
+        :func:`kerasattn.data.widths.widths`: tokens in multiples of ``STEP``."""
+        return [(STEP, preprocessor.max_length)]
 
     def extents(self, doc):
         """``(words, sentences)``: how far the word axes of ``doc``'s attention weights
@@ -117,6 +125,9 @@ class _Sentences(Layout):
 
     def outer_limit(self, preprocessor):
         return preprocessor.max_sentences
+
+    def bounded_axes(self, preprocessor):
+        return [(None, preprocessor.max_sentences), (None, preprocessor.max_words)]
 
     def extents(self, doc):
         return max((len(s) for s in doc), default=0), len(doc)

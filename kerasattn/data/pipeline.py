@@ -11,6 +11,8 @@ partial batches do not all come at the end of an epoch).
 import numpy as np
 import tensorflow as tf
 
+from kerasattn.data import widths
+
 AUTOTUNE = tf.data.AUTOTUNE
 
 
@@ -37,6 +39,37 @@ def _pad_to_min(x, min_length):
     pads = [[0, 0]] + [[0, tf.maximum(0, min_length - shape[i])]
                        for i in range(1, len(x.shape))]
     return tf.pad(x, pads)
+
+
+def _width(n, step, cap):
+    """:func:`kerasattn.data.widths.widths` of one length in a graph: ``n`` (at least 1)
+    rounded up to a multiple of ``step`` (``None``: a power of two), at most ``cap``
+    (never below ``n``)."""
+    n = tf.maximum(tf.cast(n, tf.int32), 1)
+    if step is None:
+        up = tf.cast(tf.math.ceil(tf.math.log(tf.cast(n, tf.float64)) / np.log(2.0) - 1e-9),
+                     tf.int32)
+        w = tf.bitwise.left_shift(1, up)
+    else:
+        w = (n + step - 1) // step * step
+    return w if cap is None else tf.maximum(tf.minimum(w, max(1, cap)), n)
+
+
+def pad_to_widths(x, axes):
+    """Pad each axis of a batch after the first to its bounded width (``axes``: a
+    ``(step, cap)`` per axis, :meth:`kerasattn.data.layout.Layout.bounded_axes`)."""
+    shape = tf.shape(x)
+    return tf.pad(x, [[0, 0]] + [[0, _width(shape[i + 1], step, cap) - shape[i + 1]]
+                                 for i, (step, cap) in enumerate(axes)])
+
+
+def _full_batch(x, y, batch_size):
+    """Pad a batch to ``batch_size`` rows of id 0 and label 0; returns ``(x, y, weights)``,
+    the weights 1 for the real rows and 0 for the added ones."""
+    pad = batch_size - tf.shape(x)[0]
+    rows = [[0, pad]] + [[0, 0]] * (x.shape.rank - 1)
+    weights = tf.pad(tf.ones(tf.shape(x)[:1], tf.float32), [[0, pad]])
+    return tf.pad(x, rows), tf.pad(y, [[0, pad]]), weights
 
 
 def _tokenize_batch(preprocessor, texts, labels):
@@ -108,7 +141,7 @@ def batches_per_epoch(ds):
 def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed=None,
                  bucket=True, cache=True, min_length=1, pad_to_bucket_boundary=False,
                  tokenize_batch_size=1024, count_batches=False, shuffle_epoch=None,
-                 epochs=None, shuffle_batches=True):
+                 epochs=None, shuffle_batches=True, bounded=False, full_batches=False):
     """Build a dataset of ``(ids, labels)`` batches.
 
     Args:
@@ -137,6 +170,12 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
             never gives a zero-length batch.
         pad_to_bucket_boundary: pad to the bucket boundary instead of the batch
             maximum (fewer distinct shapes, for ``jit_compile``).
+        bounded: group and pad batches to the few widths of :mod:`kerasattn.data.widths`
+            (tokens to multiples of 64, sentences and words to powers of two, each at
+            most its text limit): for a backend that compiles once per shape (JAX).
+        full_batches: with labels, pad every batch to ``batch_size`` rows of weight 0;
+            the batches are then ``(ids, labels, sample_weights)``: one batch size, so
+            a compiling backend traces one program per width.
 
     Returns:
         A ``tf.data.Dataset`` of int32 ids shaped (batch, length) or, for a
@@ -153,10 +192,13 @@ def make_dataset(texts, labels, preprocessor, batch_size=32, shuffle=False, seed
         labels, with_labels = np.asarray(labels, dtype=np.int32), True
         if len(labels) != texts.shape[0]:
             raise ValueError(f"{texts.shape[0]} texts but {len(labels)} labels")
+    if full_batches and not with_labels:
+        raise ValueError("full_batches pads batches with weight-0 rows: it needs labels")
     ds = tf.data.Dataset.from_tensor_slices((texts, labels))
     return _batches(ds, preprocessor, batch_size, int(texts.shape[0]) if shuffle else 0, seed,
                     shuffle_epoch, epochs, bucket, cache, min_length, pad_to_bucket_boundary,
-                    tokenize_batch_size, count_batches, with_labels, shuffle_batches)
+                    tokenize_batch_size, count_batches, with_labels, shuffle_batches,
+                    bounded=bounded, full_batches=full_batches)
 
 
 def make_stream_dataset(rows, preprocessor, batch_size=32, shuffle_buffer=0, seed=None,
@@ -179,9 +221,11 @@ def make_stream_dataset(rows, preprocessor, batch_size=32, shuffle_buffer=0, see
 
 def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, epochs,
              bucket, cache, min_length, pad_to_bucket_boundary, tokenize_batch_size,
-             count_batches, with_labels, shuffle_batches=True):
+             count_batches, with_labels, shuffle_batches=True, bounded=False,
+             full_batches=False):
     """(text, label) rows -> bucketed batches of ids (shared by both entry points)."""
     lay = preprocessor.layout
+    axes = lay.bounded_axes(preprocessor)
 
     def tokenized(rows):
         rows = rows.batch(tokenize_batch_size).map(
@@ -194,7 +238,10 @@ def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, 
         # texts are grouped by their outer axis: tokens, or a hierarchical text's sentences
         max_len = lay.outer_limit(preprocessor)
         bounds = bucket_boundaries(max_len, first=lay.first_bucket)
-        to_boundary = pad_to_bucket_boundary and max_len is not None
+        if bounded:  # one bucket per width: a text of length n goes to width(n)'s
+            step, cap = axes[0]
+            bounds = [w + 1 for w in widths.all_widths(cap, step) if cap is None or w < cap]
+        to_boundary = pad_to_bucket_boundary and max_len is not None and not bounded
         if to_boundary:
             # a closed last bucket: texts are at most max_len long
             bounds.append(max_len + 1)
@@ -207,8 +254,15 @@ def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, 
                 drop_remainder=False)
         else:
             texts = texts.padded_batch(batch_size, padded_shapes=shapes)
-        return texts.map(lambda x, y: (_pad_to_min(x, min_length), y),
-                         num_parallel_calls=AUTOTUNE)
+        texts = texts.map(lambda x, y: (_pad_to_min(x, min_length), y),
+                          num_parallel_calls=AUTOTUNE)
+        if bounded:
+            texts = texts.map(lambda x, y: (pad_to_widths(x, axes), y),
+                              num_parallel_calls=AUTOTUNE)
+        if full_batches:
+            texts = texts.map(lambda x, y: _full_batch(x, y, batch_size),
+                              num_parallel_calls=AUTOTUNE)
+        return texts
 
     # Bucketing holds back each bucket's last, partial batch until the texts run out,
     # so an epoch of grouped batches ends with a burst of small batches of one length

@@ -15,8 +15,10 @@ import keras
 import numpy as np
 
 from kerasattn.data.layout import FLAT, SENTENCES
+from kerasattn.data.widths import STEP, width
+from kerasattn.data.widths import widths as padded_widths
 
-BUCKET_STEP = 64
+BUCKET_STEP = STEP  # the rule is kerasattn.data.widths's, shared with TextClassifier
 
 
 def _starts(lengths):
@@ -81,7 +83,7 @@ class SentenceSplit(Split):
         self.sentence_lengths = np.asarray(sentence_lengths, np.int64)
         self.word_starts = _starts(self.sentence_lengths)
         longest = int(self.sentence_lengths.max(initial=1))
-        self.word_width = int(_widths([longest], None, max_words)[0])
+        self.word_width = width(longest, None, max_words)
 
     def batches(self, batch_size, step=BUCKET_STEP, rng=None):
         return bucketed_batches(self.lengths, batch_size, None, rng, self.max_sentences)
@@ -100,17 +102,6 @@ class SentenceSplit(Split):
         return out
 
 
-def _widths(lengths, step, cap=None):
-    """Each length (at least 1) rounded up to a multiple of ``step`` (``None``: to a
-    power of two), at most ``cap``."""
-    lengths = np.maximum(1, np.asarray(lengths, np.int64))
-    if step is None:
-        widths = 2 ** np.ceil(np.log2(lengths)).astype(np.int64)
-    else:
-        widths = -(-lengths // step) * step
-    return widths if cap is None else np.minimum(widths, max(1, cap))
-
-
 def bucketed_batches(lengths, batch_size, step=BUCKET_STEP, rng=None, cap=None):
     """Index batches grouped by padded width (a multiple of ``step``; ``None``: a power
     of two), at most ``cap``.
@@ -118,7 +109,7 @@ def bucketed_batches(lengths, batch_size, step=BUCKET_STEP, rng=None, cap=None):
     Returns a list of ``(indices, width)``; with ``rng`` the texts inside each
     bucket and the order of the batches are shuffled.
     """
-    widths = _widths(lengths, step, cap)
+    widths = padded_widths(lengths, step, cap)
     batches = []
     for w in np.unique(widths):
         members = np.flatnonzero(widths == w)

@@ -186,3 +186,49 @@ def test_pad_to_bucket_boundary_gives_few_shapes():
     widths = {x.shape[1] for x, _ in ds}
     assert widths <= set(b - 1 for b in bucket_boundaries(100) + [101])
     assert sum(x.shape[0] for x, _ in ds) == len(TEXTS)
+
+
+def test_bounded_batches_have_the_widths_of_kerasattn_data_widths_and_full_rows():
+    from kerasattn.data import widths
+
+    p = pre(max_length=100)
+    ds = make_dataset(TEXTS, LABELS, p, batch_size=4, shuffle=True, seed=0, bounded=True,
+                      full_batches=True)
+    seen, shapes = [], set()
+    for x, y, w in ds:
+        x, y, w = x.numpy(), y.numpy(), w.numpy()
+        shapes.add(x.shape)
+        assert w.tolist() == [1.0] * int(w.sum()) + [0.0] * (4 - int(w.sum()))
+        assert not x[w == 0].any() and not y[w == 0].any()  # the added rows are empty
+        for row, label in zip(x[w == 1], y[w == 1]):
+            seen.append((int(label), tuple(row[row > 0].tolist())))
+            # each text in the batch of its own width: the smallest that holds it
+            assert x.shape[1] == widths.width((row > 0).sum(), cap=100)
+    assert shapes == {(4, 64), (4, 100)}  # texts of 0-64 tokens, and 65-100 (cut at 100)
+    assert sorted(seen) == sorted(collect(make_dataset(TEXTS, LABELS, p, batch_size=4)))
+
+
+def test_bounded_hierarchical_axes_are_powers_of_two_at_most_the_limits():
+    texts = ["a b. c d e! f", "", "a. b. c. d. e.", "a b c d e f g h i j k. l"]
+    p = TextPreprocessor(mode="hcan", hierarchical=True, max_sentences=4,
+                         max_words=6).adapt(texts)
+    shapes = {x.shape[1:] for x, _ in make_dataset(texts, [0, 1, 2, 3], p, batch_size=2,
+                                                   bounded=True)}
+    # sentences: 2 -> 2, 4 (5 cut at 4) -> 4, 0 -> 1; words: 4 -> 4, 1 -> 1, 6 (11 cut) -> 6
+    assert all(s in (1, 2, 4) and w in (1, 2, 4, 6) for s, w in shapes), shapes
+
+
+def test_the_graph_widths_are_the_numpy_widths():
+    import tensorflow as tf
+
+    from kerasattn.data import pipeline, widths
+
+    for step, cap in ((64, None), (64, 100), (None, None), (None, 6), (8, 30)):
+        got = [int(pipeline._width(tf.constant(n), step, cap)) for n in range(0, 300)]
+        want = [max(n, int(w)) for n, w in zip(range(300), widths.widths(range(300), step,
+                                                                          cap))]
+        assert got == want, (step, cap)
+    assert widths.all_widths(100) == [64, 100] and widths.all_widths(6, step=None) == \
+        [1, 2, 4, 6]
+    with pytest.raises(ValueError, match="needs labels"):
+        make_dataset(TEXTS, None, pre(), full_batches=True)
