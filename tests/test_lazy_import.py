@@ -78,15 +78,18 @@ def saved(tmp_path_factory):
     return path
 
 
+# each a fresh process importing TensorFlow (about 20 s on two cores): the default suite
+# takes three, -m slow all
 @pytest.mark.parametrize("first", [
     "import kerasattn; import keras",
-    "import keras; import kerasattn",
-    "from kerasattn.layers import SelfAttentionBlock; import keras",
-    "from kerasattn import models; import keras",
+    pytest.param("import keras; import kerasattn", marks=pytest.mark.slow),
+    pytest.param("from kerasattn.layers import SelfAttentionBlock; import keras",
+                 marks=pytest.mark.slow),
+    pytest.param("from kerasattn import models; import keras", marks=pytest.mark.slow),
     # Keras imported half-way through a kerasattn module's import (TensorFlow already in,
     # or several kerasattn modules deep): the registration waits for the import to end
     "import tensorflow; from kerasattn.layers import SelfAttentionBlock; import keras",
-    "import kerasattn.tasks; import keras",
+    pytest.param("import kerasattn.tasks; import keras", marks=pytest.mark.slow),
     "import kerasattn.interpret; import keras",
 ])
 def test_keras_finds_the_task_whatever_was_imported_first(saved, first):
