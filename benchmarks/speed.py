@@ -4,6 +4,9 @@ and peak memory.
     python -m benchmarks.speed                        # all of it (~30 min on 2 CPU cores)
     python -m benchmarks.speed --models transformer peer-transformer --lengths 256 --jit off
     python -m benchmarks.speed --part memory          # SANet's peak memory up to 4096 tokens
+    python -m benchmarks.speed --part speed --models transformer peer-transformer \
+        sanet-base peer-sanet-base --lengths 256 1024 --jit off \
+        --dtypes float32 bfloat16 --processes 3       # the peer comparison (~25 min)
 
 Every figure comes from fixed batches of random token ids (vocabulary 20,000,
 two classes, no padding) of ``TOKENS_PER_BATCH`` tokens: 128 texts of 64
@@ -12,7 +15,16 @@ tokens as 8 x 8, 16 x 16, 23 x 22 and 32 x 32 sentences x words). Each
 measurement runs in a fresh process (so its peak memory is its own): the
 preset is built with its own optimizer recipe, warmed up, then timed as the
 median of ``--repeats`` rounds of ``--steps`` calls of ``train_on_batch`` /
-``predict_on_batch``, with and without ``jit_compile`` (XLA).
+``predict_on_batch``, with and without ``jit_compile`` (XLA), under each of ``--dtypes``
+(``bfloat16``: Keras's ``mixed_bfloat16`` policy, float32 weights). ``--processes N``
+measures each cell N times, each in its own process, the models taking turns (ours,
+the peer, ours, ...), so the page gives a mean and spread and the peer ratio is
+taken within each turn.
+
+The page is a record of several runs: a run replaces the rows it measures (same
+model, tokens, jit and dtype) and keeps the others, each row naming its run (date,
+commit, command); ``--fresh`` starts the page anew. Rows measured before a change to
+the code they time are marked (:data:`CHANGES`).
 
 Parts:
   speed   every family's preset (and the keras-hub peers) at 64, 256 and 1,024
@@ -20,7 +32,9 @@ Parts:
   peer    ``transformer`` and ``sanet-base`` against a classifier of the same
           size built from keras-hub's ``TransformerEncoder`` (same embedding,
           positional encoding, d, heads, feed-forward width and pooling):
-          ratios ours / peer on the same batches (from the speed part).
+          ratios ours / peer on the same batches (from the speed part), with their spread
+          over the processes, peak memory ours / peer, and whether the goal (ours at
+          least ``GOAL`` x the peer's rate, memory no higher) is met.
   flops   analytic FLOPs per document of the transformer-style models, the
           matmul rate this process attains (a 2,048-square float32 product),
           and the ratio achieved / attainable while training, at 512 tokens.
@@ -35,6 +49,7 @@ device, versions, UTC start and end and what cut the run.
 
 import argparse
 import datetime
+import io
 import json
 import os
 import platform
@@ -61,6 +76,15 @@ LENGTHS = (64, 256, 1024)
 FLOP_LENGTH = 512
 MEMORY_LENGTHS = (64, 256, 512, 1024, 2048, 4096)
 MEMORY_BATCH = 8
+DTYPES = ("float32", "bfloat16")
+GOAL = 1.5  # ours / peer documents/s, training and inference (issue 78)
+# (commit, mark, what it changed, the models whose timed code it changed)
+CHANGES = (
+    ("fb8f8f5", "f", "measured before the fused attention path (fb8f8f5): SANet's one-head "
+     "block, the Transformer's and HCAN's attention take keras.ops.dot_product_attention "
+     "when no weights are asked for; these rows time the code before it",
+     ("sanet-base", "sanet-big", "transformer", "hcan-2sa-target")),
+)
 
 
 def hierarchical_shape(length):
@@ -197,13 +221,17 @@ def _timed(fn, steps, repeats):
     return statistics.median(rounds)
 
 
-def measure(name, length, jit, batch=None, steps=3, repeats=5, infer=True, attainable=False):
+def measure(name, length, jit, batch=None, steps=3, repeats=5, infer=True, attainable=False,
+            dtype="float32"):
     """One row: training and inference seconds per step and documents/s."""
     import keras
     import numpy as np
 
-    from kerasattn import models
+    from kerasattn import models, recipes
 
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype {dtype!r}: one of {', '.join(DTYPES)}")
+    recipes.set_precision("off" if dtype == "float32" else dtype)
     idle = rss_mib()
     batch = batch or batch_size_for(length)
     model, optimizer, loss = build(name)
@@ -218,7 +246,7 @@ def measure(name, length, jit, batch=None, steps=3, repeats=5, infer=True, attai
         model.train_on_batch(x, y)
     train_s = _timed(lambda: model.train_on_batch(x, y), steps, repeats)
     row = {"model": name, "length": int(np.prod(shape[1:])), "shape": list(shape),
-           "jit": jit, "batch": batch, "parameters": int(model.count_params()),
+           "jit": jit, "dtype": dtype, "batch": batch, "parameters": int(model.count_params()),
            "train_s_per_step": train_s, "train_docs_per_s": batch / train_s}
     if infer:
         for _ in range(2):
@@ -250,6 +278,7 @@ def run_in_process(spec, log):
         raise RuntimeError(f"measurement {spec} failed:\n{out.stderr[-3000:]}")
     r = rows[0]
     log(f"  {r['model']:<16} {r['length']:>5} tokens x {r['batch']:>3}  jit={str(r['jit']):<5} "
+        f"{r.get('dtype', 'float32'):<8} "
         f"train {r['train_docs_per_s']:8.1f} docs/s"
         + (f"  infer {r['infer_docs_per_s']:9.1f} docs/s" if "infer_docs_per_s" in r else "")
         + f"  peak +{r['peak_rss_mib_above_idle']:.0f} MiB"
@@ -274,20 +303,94 @@ def machine():
 
 # -- the report ----------------------------------------------------------------------
 def _key(r):
-    return (r["model"], r["length"], r["jit"])
+    return (r["model"], r["length"], r["jit"], r.get("dtype", "float32"))
+
+
+def _mean_sd(values):
+    """(mean, sample standard deviation or None for one value)."""
+    return (statistics.fmean(values),
+            statistics.stdev(values) if len(values) > 1 else None)
+
+
+def _figure(values, decimals):
+    mean, sd = _mean_sd(values)
+    return f"{mean:.{decimals}f}" + ("" if sd is None else f" ± {sd:.{decimals}f}")
+
+
+def cells(rows):
+    """{(model, length, jit, dtype, run): [rows, one per process, in repeat order]}."""
+    out = {}
+    for r in rows:
+        out.setdefault((*_key(r), r.get("run", 0)), []).append(r)
+    for group in out.values():
+        group.sort(key=lambda r: r.get("repeat", 0))
+    return out
 
 
 def peer_ratios(rows):
-    """{(ours, length, jit): (train ratio, infer ratio)} ours / peer, same batches."""
-    by = {_key(r): r for r in rows}
+    """{(ours, length, jit, dtype, run): {"train": [...], "infer": [...], "memory": [...]}}:
+    ours / peer per process turn (repeat k of ours against repeat k of the peer, in the
+    same run, on the same batches)."""
+    by = cells(rows)
     out = {}
     for peer, ours in PEERS.items():
-        for (m, length, jit), r in by.items():
-            p = by.get((peer, length, jit))
-            if m == ours and p is not None:
-                out[(ours, length, jit)] = (r["train_docs_per_s"] / p["train_docs_per_s"],
-                                            r["infer_docs_per_s"] / p["infer_docs_per_s"])
+        for (m, length, jit, dtype, run), mine in by.items():
+            theirs = by.get((peer, length, jit, dtype, run))
+            if m != ours or theirs is None:
+                continue
+            pairs = list(zip(mine, theirs))
+            out[(ours, length, jit, dtype, run)] = {
+                "train": [a["train_docs_per_s"] / b["train_docs_per_s"] for a, b in pairs],
+                "infer": [a["infer_docs_per_s"] / b["infer_docs_per_s"] for a, b in pairs],
+                "memory": [a["peak_rss_mib_above_idle"] / b["peak_rss_mib_above_idle"]
+                           for a, b in pairs]}
     return out
+
+
+def shortfall(ratio):
+    """What of the goal a peer ratio misses: ``"met"``, or the parts below it."""
+    short = [part for part, low in (("training", ratio["train"]), ("inference", ratio["infer"]))
+             if statistics.fmean(low) < GOAL]
+    if statistics.fmean(ratio["memory"]) > 1:
+        short.append("memory")
+    return "met" if not short else "short: " + ", ".join(short)
+
+
+def marks(row, runs):
+    """The marks of :data:`CHANGES` a row carries: measured before a change to its code."""
+    from kerasattn import records
+
+    run = runs.get(row.get("run", 0), {})
+    seed = {"provenance": run.get("provenance") or {}, "measured": run.get("date")}
+    return "".join(mark for change, mark, _, models_ in CHANGES
+                   if PEERS.get(row["model"], row["model"]) in models_
+                   and row["model"] not in PEERS
+                   and records.relation(seed, change) != records.AFTER)
+
+
+def merge(old, new):
+    """The page's record after a run: ``new``'s rows, and ``old``'s rows of the cells
+    ``new`` did not measure, each naming its run (``old`` from before runs were numbered
+    is one run: its date, command and provenance)."""
+    runs = list(old.get("runs") or [])
+    if old and not runs:  # a page from before runs were numbered
+        runs = [{k: old.get(k) for k in ("date", "command", "machine", "steps", "repeats",
+                                         "provenance")}]
+    number = max((r["run"] for r in runs if "run" in r), default=len(runs) - 1) + 1
+    for i, r in enumerate(runs):
+        r.setdefault("run", i)
+    measured = {_key(r) for r in new["speed"]}
+    kept = [{**r, "run": r.get("run", 0)} for r in old.get("speed") or []
+            if _key(r) not in measured]
+    for r in new["speed"]:
+        r["run"] = number
+    runs.append({"run": number, **{k: new.get(k) for k in (
+        "date", "command", "machine", "steps", "repeats", "provenance")}})
+    used = {r["run"] for r in kept + new["speed"]}
+    return {**new, "runs": [r for r in runs if r["run"] in used or r["run"] == number],
+            "speed": kept + new["speed"],
+            "flops": new["flops"] or old.get("flops") or [],
+            "memory": new["memory"] or old.get("memory") or []}
 
 
 def write_report(result, path):
@@ -296,37 +399,61 @@ def write_report(result, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows, flops, memory = result["speed"], result["flops"], result["memory"]
-    lines = [f"# Speed: training and inference throughput, keras-hub peer, FLOP utilisation, "
-             f"memory", "",
-             f"Measured {result['date']} with `{result['command']}` on {result['machine']}, "
-             f"float32. Fixed batches of random ids ({TOKENS_PER_BATCH} tokens a batch, no "
-             "padding), each measurement in a fresh process: two warm-up calls, then the median "
-             f"of {result['repeats']} rounds of {result['steps']} calls. Peak memory is the "
-             "process's maximum resident set above its size before the model was built.", ""]
-    if result.get("provenance"):
-        from kerasattn import provenance
+    from kerasattn import ownership, provenance
 
-        lines += [provenance.describe(result["provenance"]), ""]
+    rows, flops, memory = result["speed"], result["flops"], result["memory"]
+    runs = {r.get("run", 0): r for r in result.get("runs") or [
+        {"run": 0, **{k: result.get(k) for k in ("date", "command", "machine", "steps",
+                                                  "repeats", "provenance")}}]}
+    lines = ["# Speed: training and inference throughput, keras-hub peer, FLOP utilisation, "
+             "memory", "",
+             f"Fixed batches of random ids ({TOKENS_PER_BATCH} tokens a batch, no padding), "
+             "each measurement in a fresh process: two warm-up calls, then the median of the "
+             "run's rounds of calls. With several processes a cell gives the mean ± standard "
+             "deviation over them. Peak memory is the process's maximum resident set above its "
+             "size before the model was built. `bfloat16` is Keras's `mixed_bfloat16` policy.",
+             "", "## Runs", ""]
+    for number, run in sorted(runs.items()):
+        lines.append(f"- run {number}: {run.get('date')}, `{run.get('command')}` on "
+                     f"{run.get('machine')}; the median of {run.get('repeats')} rounds of "
+                     f"{run.get('steps')} calls. "
+                     + (provenance.describe(run["provenance"]) if run.get("provenance")
+                        else "Provenance: commit unknown (recorded before provenance)."))
+    used = {m for r in rows for m in marks(r, runs)}
+    if used:
+        lines += ["", "Marks: " + "; ".join(f"`{mark}` {meaning}" for _, mark, meaning, _ in
+                                           CHANGES if mark in used) + "."]
     if rows:
-        lines += ["## Throughput per family", "",
-                  "| model | tokens (shape) | jit | params | train docs/s | train ms/doc "
-                  "| infer docs/s | infer ms/doc | peak MiB |", "|---|---|---|---|---|---|---|---|---|"]
-        for r in sorted(rows, key=lambda r: (r["model"], r["length"], r["jit"])):
+        lines += ["", "## Throughput per family", "",
+                  "| model | tokens (shape) | jit | dtype | params | train docs/s | train ms/doc "
+                  "| infer docs/s | infer ms/doc | peak MiB | run |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for (m, length, jit, dtype, run), group in sorted(cells(rows).items()):
+            r = group[0]
+            train = [g["train_docs_per_s"] for g in group]
+            infer = [g["infer_docs_per_s"] for g in group]
             lines.append(
-                f"| {r['model']} | {r['length']} ({' x '.join(map(str, r['shape'][1:]))}) | "
-                f"{'on' if r['jit'] else 'off'} | {r['parameters']:,} | "
-                f"{r['train_docs_per_s']:.1f} | {1000 / r['train_docs_per_s']:.2f} | "
-                f"{r['infer_docs_per_s']:.1f} | {1000 / r['infer_docs_per_s']:.2f} | "
-                f"{r['peak_rss_mib_above_idle']:.0f} |")
+                f"| {m} | {length} ({' x '.join(map(str, r['shape'][1:]))}) | "
+                f"{'on' if jit else 'off'} | {dtype} | {r['parameters']:,} | "
+                f"{_figure(train, 1)} | {1000 / statistics.fmean(train):.2f} | "
+                f"{_figure(infer, 1)} | {1000 / statistics.fmean(infer):.2f} | "
+                f"{_figure([g['peak_rss_mib_above_idle'] for g in group], 0)} | "
+                f"{run}{(' ' + marks(r, runs)) if marks(r, runs) else ''} |")
         ratios = peer_ratios(rows)
         if ratios:
-            lines += ["", "## Ours / keras-hub peer of the same size (documents/s ratio; > 1: "
-                      "ours is faster)", "", "| model | tokens | jit | training | inference |",
-                      "|---|---|---|---|---|"]
-            for (m, length, jit), (t, i) in sorted(ratios.items()):
-                lines.append(f"| {m} | {length} | {'on' if jit else 'off'} | {t:.2f} | "
-                             f"{i:.2f} |")
+            lines += ["", "## Ours / keras-hub peer of the same size", "",
+                      f"Documents/s ours / the peer's (> 1: ours is faster) and peak memory "
+                      f"ours / the peer's (< 1: ours uses less), each the mean ± standard "
+                      f"deviation of the ratios within each process turn. Goal: at least "
+                      f"{GOAL}x the peer's rate, training and inference, memory no higher.",
+                      "", "| model | tokens | jit | dtype | n | training | inference | memory "
+                      "| goal | run |", "|---|---|---|---|---|---|---|---|---|---|"]
+            for (m, length, jit, dtype, run), ratio in sorted(ratios.items()):
+                mark = marks({"model": m, "run": run}, runs)
+                lines.append(f"| {m} | {length} | {'on' if jit else 'off'} | {dtype} | "
+                             f"{len(ratio['train'])} | {_figure(ratio['train'], 2)} | "
+                             f"{_figure(ratio['infer'], 2)} | {_figure(ratio['memory'], 2)} | "
+                             f"{shortfall(ratio)} | {run}{(' ' + mark) if mark else ''} |")
     if flops:
         lines += ["", f"## FLOP utilisation while training ({FLOP_LENGTH} tokens)", "",
                   "Analytic FLOPs (`forward_macs_per_document` in `benchmarks/speed.py`: matrix "
@@ -357,11 +484,12 @@ def write_report(result, path):
         ax.legend()
         fig.tight_layout()
         png = os.path.splitext(path)[0] + "_memory.png"
-        fig.savefig(png, dpi=120)
+        image = io.BytesIO()
+        fig.savefig(image, format="png", dpi=120)
+        ownership.write_bytes(png, image.getvalue())
         plt.close(fig)
         lines += ["", f"The curve: `{os.path.basename(png)}`."]
-    with open(path, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
+    ownership.write_text(path, "\n".join(lines) + "\n")
     return "\n".join(lines)
 
 
@@ -377,6 +505,14 @@ def main(argv=None):
     p.add_argument("--lengths", nargs="+", type=int, default=list(LENGTHS))
     p.add_argument("--memory-lengths", nargs="+", type=int, default=list(MEMORY_LENGTHS))
     p.add_argument("--jit", choices=["both", "on", "off"], default="both")
+    p.add_argument("--dtypes", nargs="+", choices=DTYPES, default=["float32"],
+                   help="speed part: float32 and/or bfloat16 (mixed_bfloat16)")
+    p.add_argument("--processes", type=int, default=1,
+                   help="speed part: measure each cell this many times, each in its own "
+                        "process, the models taking turns (mean and spread on the page)")
+    p.add_argument("--fresh", action="store_true",
+                   help="start the page anew instead of keeping the rows this run does "
+                        "not measure")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--output", default=os.path.join(RESULTS, "speed.md"))
@@ -384,7 +520,7 @@ def main(argv=None):
     if args.worker:
         _worker(json.loads(args.worker))
         return 0
-    from kerasattn import models, provenance
+    from kerasattn import models, ownership, provenance
 
     start = provenance.started(provenance.command_of("benchmarks.speed", argv), 0)
     for m in args.models:
@@ -401,13 +537,18 @@ def main(argv=None):
                   sys.argv[1:] if argv is None else argv)).strip(),
               "machine": machine(), **timing, "speed": [], "flops": [], "memory": []}
     log(result["machine"])
+    if args.processes < 1:
+        p.error(f"--processes {args.processes}: at least 1")
     if "speed" in args.part:
         log("speed (and the peer comparison):")
         for length in args.lengths:
-            for m in args.models:
+            for dtype in args.dtypes:
                 for jit in jits:
-                    result["speed"].append(run_in_process(
-                        {"name": m, "length": length, "jit": jit, **timing}, log))
+                    for repeat in range(args.processes):  # the models take turns
+                        for m in args.models:
+                            row = run_in_process({"name": m, "length": length, "jit": jit,
+                                                  "dtype": dtype, **timing}, log)
+                            result["speed"].append({**row, "repeat": repeat})
     if "flops" in args.part:
         log(f"FLOP utilisation at {FLOP_LENGTH} tokens:")
         for m in FLOP_MODELS:
@@ -422,9 +563,12 @@ def main(argv=None):
                 {"name": "sanet-base", "length": length, "jit": False, "batch": MEMORY_BATCH,
                  "infer": False, "steps": 1, "repeats": 3}, log))
     result["provenance"] = provenance.entry(start)
+    record = os.path.splitext(args.output)[0] + ".json"
+    if not args.fresh and os.path.exists(record):
+        with open(record, encoding="utf-8") as fh:
+            result = merge(json.load(fh), result)
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    with open(os.path.splitext(args.output)[0] + ".json", "w") as fh:
-        json.dump(result, fh, indent=2)
+    ownership.write_json(record, result)
     log(write_report(result, args.output))
     return 0
 

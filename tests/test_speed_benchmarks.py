@@ -48,7 +48,9 @@ def test_peer_is_the_same_size_and_honours_padding(peer, extra):
 # the report from measured rows are in the default suite below
 def test_one_measurement_in_a_fresh_process():
     row = speed.run_in_process({"name": "transformer", "length": 64, "jit": False,
-                                "steps": 1, "repeats": 1, "attainable": True}, print)
+                                "steps": 1, "repeats": 1, "attainable": True,
+                                "dtype": "bfloat16"}, print)
+    assert row["dtype"] == "bfloat16"
     assert row["batch"] == 128 and row["shape"] == [128, 64]
     assert row["train_docs_per_s"] > 0 and row["infer_docs_per_s"] > 0
     assert row["peak_rss_mib_above_idle"] > 0
@@ -61,17 +63,34 @@ def test_a_failed_measurement_says_why():
                               "no_such_argument": 1}, print)
 
 
-def _row(model, length, jit, train, infer):
+def _row(model, length, jit, train, infer, repeat=0, dtype="float32", peak=100.0):
     return {"model": model, "length": length, "shape": [8, length], "jit": jit, "batch": 8,
-            "parameters": 10, "train_docs_per_s": train, "infer_docs_per_s": infer,
-            "train_s_per_step": 8 / train, "peak_rss_mib_above_idle": 100.0}
+            "dtype": dtype, "parameters": 10, "train_docs_per_s": train,
+            "infer_docs_per_s": infer, "train_s_per_step": 8 / train,
+            "peak_rss_mib_above_idle": peak, "repeat": repeat}
 
 
-def test_report_with_peer_ratios_flops_and_the_memory_curve(tmp_path):
-    rows = [_row("transformer", 64, False, 300, 1000), _row("peer-transformer", 64, False, 200, 1000),
-            _row("sanet-base", 64, False, 100, 500), _row("peer-sanet-base", 64, False, 400, 250)]
+def test_peer_ratios_pair_each_process_turn():
+    rows = [_row("transformer", 64, False, 300, 1000, 0), _row("peer-transformer", 64, False, 200, 1000, 0),
+            _row("transformer", 64, False, 100, 1000, 1), _row("peer-transformer", 64, False, 100, 500, 1),
+            _row("sanet-base", 64, False, 100, 500, peak=50.0),
+            _row("peer-sanet-base", 64, False, 400, 250, peak=200.0),
+            _row("transformer", 256, False, 1, 1)]  # no peer at 256 tokens: no ratio
     ratios = speed.peer_ratios(rows)
-    assert ratios == {("transformer", 64, False): (1.5, 1.0), ("sanet-base", 64, False): (0.25, 2.0)}
+    assert ratios == {
+        ("transformer", 64, False, "float32", 0): {"train": [1.5, 1.0], "infer": [1.0, 2.0],
+                                                   "memory": [1.0, 1.0]},
+        ("sanet-base", 64, False, "float32", 0): {"train": [0.25], "infer": [2.0],
+                                                  "memory": [0.25]}}
+    assert speed.shortfall(ratios[("transformer", 64, False, "float32", 0)]) == \
+        "short: training"  # a mean of 1.25; inference's 1.5 meets the goal
+    assert speed.shortfall({"train": [1.5], "infer": [2.0], "memory": [1.01]}) == "short: memory"
+    assert speed.shortfall({"train": [1.6], "infer": [1.5], "memory": [1.0]}) == "met"
+
+
+def test_report_with_spreads_peer_ratios_flops_and_the_memory_curve(tmp_path):
+    rows = [_row("transformer", 64, False, 300, 1000, 0), _row("peer-transformer", 64, False, 200, 1000, 0),
+            _row("transformer", 64, False, 100, 1000, 1), _row("peer-transformer", 64, False, 100, 500, 1)]
     flops = [{**_row("sanet-big", 512, False, 40, 0), "achieved_train_gflops": 140.0,
               "attainable_gflops": 200.0, "utilisation": 0.7}]
     memory = [{**_row("sanet-base", n, False, 10, 10), "peak_rss_mib_above_idle": m}
@@ -80,10 +99,58 @@ def test_report_with_peer_ratios_flops_and_the_memory_curve(tmp_path):
     text = speed.write_report({"date": "d", "command": "c", "machine": "m", "steps": 1,
                                "repeats": 1, "speed": rows, "flops": flops, "memory": memory},
                               path)
-    assert "| transformer | 64 | off | 1.50 | 1.00 |" in text
+    # 300 and 100 documents/s: mean 200, sample deviation 141.4; 1000/200 = 5 ms a document
+    assert "| transformer | 64 (64) | off | float32 | 10 | 200.0 ± 141.4 | 5.00 |" in text
+    assert "| transformer | 64 | off | float32 | 2 | 1.25 ± 0.35 | 1.50 ± 0.71 | 1.00 ± 0.00 " \
+           "| short: training |" in text
+    assert "- run 0: d, `c` on m" in text and "commit unknown" in text
     assert "| sanet-big | off | " in text and "| 70% |" in text
     assert "| 4096 | 0.800 | 3000 |" in text
     assert os.path.getsize(str(tmp_path / "speed_memory.png")) > 5000
+    assert open(path).read() == text + "\n"
+
+
+def test_a_run_replaces_its_cells_and_keeps_the_others():
+    old = {"date": "2026-11-22", "command": "old", "machine": "m", "steps": 3, "repeats": 5,
+           "speed": [_row("gru", 64, False, 10, 10), _row("transformer", 64, False, 20, 20)],
+           "flops": [{"model": "x"}], "memory": []}
+    new = {"date": "2026-12-02", "command": "new", "machine": "m", "steps": 3, "repeats": 5,
+           "provenance": {"commit": "a" * 40}, "flops": [], "memory": [],
+           "speed": [_row("transformer", 64, False, 30, 30, 0),
+                     _row("transformer", 64, False, 31, 31, 1),
+                     _row("transformer", 64, False, 40, 40, 0, dtype="bfloat16")]}
+    merged = speed.merge(old, new)
+    assert [(r["model"], r["train_docs_per_s"], r["run"]) for r in merged["speed"]] == [
+        ("gru", 10, 0), ("transformer", 30, 1), ("transformer", 31, 1), ("transformer", 40, 1)]
+    assert [(r["run"], r["command"]) for r in merged["runs"]] == [(0, "old"), (1, "new")]
+    assert merged["flops"] == [{"model": "x"}]  # a part this run did not measure is kept
+    # once numbered, a third run over the same cells drops run 1, which no row names now
+    again = speed.merge(merged, {**new, "command": "third",
+                                 "speed": [dict(r) for r in new["speed"]]})
+    assert [(r["run"], r["command"]) for r in again["runs"]] == [(0, "old"), (2, "third")]
+
+
+def test_rows_before_the_fused_attention_are_marked(monkeypatch):
+    from kerasattn import records
+
+    seen = []
+
+    def relation(seed, change, repo=None):
+        seen.append((seed["provenance"].get("commit"), change))
+        return records.AFTER if seed["provenance"].get("commit") == "new" else records.BEFORE
+
+    monkeypatch.setattr(records, "relation", relation)
+    runs = {0: {"date": "2026-11-22"}, 1: {"provenance": {"commit": "new"}}}
+    assert speed.marks({"model": "transformer", "run": 0}, runs) == "f"
+    assert speed.marks({"model": "transformer", "run": 1}, runs) == ""
+    assert speed.marks({"model": "gru", "run": 0}, runs) == ""  # its code did not change
+    assert speed.marks({"model": "peer-transformer", "run": 0}, runs) == ""  # keras-hub's
+    assert seen == [(None, "fb8f8f5"), ("new", "fb8f8f5")]
+
+
+def test_a_measurement_refuses_an_unknown_dtype():
+    with pytest.raises(ValueError, match="dtype 'float16'"):
+        speed.measure("transformer", 64, False, dtype="float16")
 
 
 def test_profile_names_map_to_layers():

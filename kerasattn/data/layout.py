@@ -17,8 +17,8 @@ document's :class:`Layout` instead of branching on ``hierarchical``:
   or with only, some tokens);
 - its limits: ``bounded_axes`` (how each axis of a batch is padded where shapes are
   bounded, :mod:`kerasattn.data.widths`), ``limits`` (which of ``max_length``, ``max_sentences`` and ``max_words``
-  cut its documents), ``outer_limit`` (the cap of a batch's bucketed axis, tokens or
-  sentences), ``first_bucket`` (that axis's shortest bucket), ``extents`` (a document's
+  cut its documents; the first axis's cap is the cap of a batch's bucketed axis, tokens
+  or sentences), ``first_bucket`` (that axis's shortest bucket), ``extents`` (a document's
   word and sentence extents, as its attention weights' axes run).
 
 Positions are flat: the tokens of a document in reading order, sentences one after
@@ -47,10 +47,6 @@ class Layout:
     def limits(self, max_length=None, max_sentences=None, max_words=None):
         """The text limits a document of this layout is cut at (the others ``None``)."""
         return {"max_length": max_length, "max_sentences": None, "max_words": None}
-
-    def outer_limit(self, preprocessor):
-        """The cap of a batch's bucketed (outer) axis: ``preprocessor``'s tokens."""
-        return preprocessor.max_length
 
     def bounded_axes(self, preprocessor):
         """``(step, cap)`` of each axis after the batch axis, for
@@ -122,9 +118,6 @@ class _Sentences(Layout):
 
     def limits(self, max_length=None, max_sentences=None, max_words=None):
         return {"max_length": None, "max_sentences": max_sentences, "max_words": max_words}
-
-    def outer_limit(self, preprocessor):
-        return preprocessor.max_sentences
 
     def bounded_axes(self, preprocessor):
         return [(None, preprocessor.max_sentences), (None, preprocessor.max_words)]

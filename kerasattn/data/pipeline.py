@@ -236,11 +236,11 @@ def _batches(ds, preprocessor, batch_size, shuffle_buffer, seed, shuffle_epoch, 
     bounds, to_boundary = [], False
     if bucket:
         # texts are grouped by their outer axis: tokens, or a hierarchical text's sentences
-        max_len = lay.outer_limit(preprocessor)
+        step, max_len = axes[0]  # the outer axis's cap: tokens, or sentences
         bounds = bucket_boundaries(max_len, first=lay.first_bucket)
         if bounded:  # one bucket per width: a text of length n goes to width(n)'s
-            step, cap = axes[0]
-            bounds = [w + 1 for w in widths.all_widths(cap, step) if cap is None or w < cap]
+            bounds = [w + 1 for w in widths.all_widths(max_len, step)
+                      if max_len is None or w < max_len]
         to_boundary = pad_to_bucket_boundary and max_len is not None and not bounded
         if to_boundary:
             # a closed last bucket: texts are at most max_len long

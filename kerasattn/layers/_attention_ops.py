@@ -52,6 +52,16 @@ def masked_softmax(softmax, scores, key_mask=None, query_mask=None):
     return softmax_over_last(softmax, scores, keep)
 
 
+def takes_fused_path(return_attention_scores, training=False, dropout=0.0):
+    """Whether a multi-head attention call (the Transformer's, HCAN's) takes
+    :func:`fused_attention`: no one asked for the weights, and no dropout falls on them
+    in training (the fused op cannot apply it). The explicit path builds the
+    (batch, heads, n, n) weights, for ``return_attention_scores=True`` (explanations,
+    export's ``explain`` signature) and for training with ``dropout`` > 0; inference, or
+    ``dropout=0``, takes the fused one."""
+    return not return_attention_scores and not (training and dropout > 0)
+
+
 def fused_attention(query, key, value, mask=None, scale=None, dtype="float32"):
     """Softmax attention through ``keras.ops.dot_product_attention``: the weights are
     never returned, so the backend may fuse them away (the path of an attention layer

@@ -6,7 +6,7 @@ import keras
 from keras import ops
 
 from kerasattn.layers._attention_ops import (conv, fused_attention, masked_softmax, merge_heads,
-                                             split_heads, zero_padding)
+                                             split_heads, takes_fused_path, zero_padding)
 
 VALUE_ACTIVATIONS = ("elu", "tanh")
 
@@ -27,13 +27,9 @@ class ConvMultiheadAttention(keras.layers.Layer):
     get zero outputs. Dropout (0.1 in §3.8) is applied to the attention
     weights. The softmax runs in float32 with a boolean mask.
 
-    Two paths, the same numbers (to float rounding): with
-    ``return_attention_scores=True`` the weights are built explicitly as
-    above; without, the heads go through ``keras.ops.dot_product_attention``
-    (in float32 under float16), which never hands the (batch, heads, n, n)
-    weights back. Dropout acts on the attention weights, so training with
-    ``dropout`` > 0 keeps the explicit path; inference, or ``dropout=0``,
-    takes the fused one.
+    Two paths, the same numbers (to float rounding), chosen by
+    ``_attention_ops.takes_fused_path``: explicit weights as above, or the
+    fused ``keras.ops.dot_product_attention``.
 
     Args:
         num_heads: h (8 in §4.2); must divide ``units``.
@@ -101,14 +97,9 @@ class ConvMultiheadAttention(keras.layers.Layer):
         for c in (self._q, self._k, self._v):
             c.build(input_shape)
 
-    def _fused(self, training, return_attention_scores):
-        """Whether a call takes ``keras.ops.dot_product_attention``: no weights asked
-        for, and no dropout on the weights (which the fused op cannot apply)."""
-        return not return_attention_scores and not (training and self.dropout > 0)
-
     def call(self, inputs, mask=None, training=None, return_attention_scores=False):
         x = zero_padding(inputs, mask)
-        if self._fused(training, return_attention_scores):
+        if takes_fused_path(return_attention_scores, training, self.dropout):
             # (batch, n, heads, d/h): the op's layout, no transposes; padded queries zero
             batch, n, dh = ops.shape(x)[0], ops.shape(x)[1], self.d // self.num_heads
             q, k, v = (ops.reshape(c(x), (batch, n, self.num_heads, dh))

@@ -7,7 +7,7 @@ import keras
 from keras import ops
 
 from kerasattn.layers._attention_ops import (fused_attention, masked_softmax, merge_heads,
-                                             split_heads)
+                                             split_heads, takes_fused_path)
 from kerasattn.layers._initializers import clone_initializer
 
 
@@ -32,13 +32,9 @@ class TransformerEncoderBlock(keras.layers.Layer):
     count that does not divide d still works (W_Z maps heads × key_dim back
     to d): 100-d GloVe vectors with 8 heads use heads of 12.
 
-    Two paths, the same numbers (to float rounding): with
-    ``return_attention_scores=True`` the weights are built explicitly as
-    above; without, the heads go through ``keras.ops.dot_product_attention``
-    (in float32 under float16), which never hands the (batch, heads, n, n)
-    weights back. Dropout acts on the attention weights, so training with
-    ``dropout`` > 0 keeps the explicit path; inference, or ``dropout=0``,
-    takes the fused one.
+    Two paths, the same numbers (to float rounding), chosen by
+    ``_attention_ops.takes_fused_path``: explicit weights as above, or the
+    fused ``keras.ops.dot_product_attention``.
 
     Args:
         num_heads: attention heads (1, 2, 4 or 8 in the paper's grid).
@@ -126,11 +122,6 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self._attention_norm.build(input_shape)
         self._ffn_norm.build(input_shape)
 
-    def _fused(self, training, return_attention_scores):
-        """Whether a call takes ``keras.ops.dot_product_attention``: no weights asked
-        for, and no dropout on the weights (which the fused op cannot apply)."""
-        return not return_attention_scores and not (training and self.dropout > 0)
-
     def _attention(self, x, mask, training, fused=False):
         """(attended (batch, n, d), weights (batch, heads, n, n) in float32, or None
         when ``fused``)."""
@@ -152,7 +143,8 @@ class TransformerEncoderBlock(keras.layers.Layer):
 
     def call(self, inputs, mask=None, training=None, return_attention_scores=False):
         attended, weights = self._attention(
-            inputs, mask, training, fused=self._fused(training, return_attention_scores))
+            inputs, mask, training,
+            fused=takes_fused_path(return_attention_scores, training, self.dropout))
         y = self._attention_norm(inputs + self._output_dropout(attended, training=training))
         ffn = self._ffn_output(self._ffn_hidden(y))
         out = self._ffn_norm(y + self._ffn_dropout(ffn, training=training))

@@ -75,8 +75,10 @@ def test_limits_extents_and_strip_with_another_kind_of_padding():
                                           "max_words": None}
     assert L.SENTENCES.limits(400, 30, 50) == {"max_length": None, "max_sentences": 30,
                                                "max_words": 50}
-    pre = type("Pre", (), {"max_length": 400, "max_sentences": 30})()
-    assert (L.FLAT.outer_limit(pre), L.SENTENCES.outer_limit(pre)) == (400, 30)
+    pre = type("Pre", (), {"max_length": 400, "max_sentences": 30, "max_words": 50})()
+    # the first axis's cap is the bucketed axis's: tokens, or sentences
+    assert L.FLAT.bounded_axes(pre) == [(64, 400)]
+    assert L.SENTENCES.bounded_axes(pre) == [(None, 30), (None, 50)]
     assert (L.FLAT.first_bucket, L.SENTENCES.first_bucket) == (8, 2)
     assert L.FLAT.extents(FLAT_DOC) == (3, None)
     assert L.SENTENCES.extents(DOC) == (3, 3)  # its longest sentence's words, its sentences
