@@ -21,9 +21,9 @@ measures each cell N times, each in its own process, the models taking turns (ou
 the peer, ours, ...), so the page gives a mean and spread and the peer ratio is
 taken within each turn.
 
-The page is a record of several runs: a run replaces the rows it measures (same
-model, tokens, jit and dtype) and keeps the others, each row naming its run (date,
-commit, command); ``--fresh`` starts the page anew. Rows measured before a change to
+The page is a record of several runs: a run adds its rows to the page's, each row
+naming its run (date, commit, command), so a cell measured again shows both runs;
+``--fresh`` starts the page anew. Rows measured before a change to
 the code they time are marked (:data:`CHANGES`).
 
 Parts:
@@ -347,6 +347,13 @@ def peer_ratios(rows):
     return out
 
 
+def work_ratio(model, length):
+    """The peer's multiply-adds per document over ours: the documents/s ratio both reach
+    at the same FLOP rate (1 for the transformer, whose peer does the same products)."""
+    peer = next(p for p, ours in PEERS.items() if ours == model)
+    return forward_macs_per_document(peer, length) / forward_macs_per_document(model, length)
+
+
 def shortfall(ratio):
     """What of the goal a peer ratio misses: ``"met"``, or the parts below it."""
     short = [part for part, low in (("training", ratio["train"]), ("inference", ratio["infer"]))
@@ -369,9 +376,9 @@ def marks(row, runs):
 
 
 def merge(old, new):
-    """The page's record after a run: ``new``'s rows, and ``old``'s rows of the cells
-    ``new`` did not measure, each naming its run (``old`` from before runs were numbered
-    is one run: its date, command and provenance)."""
+    """The page's record after a run: ``old``'s rows and ``new``'s, each naming its run
+    (``old`` from before runs were numbered is one run: its date, command and
+    provenance); a cell measured again keeps its earlier run's row beside the new one."""
     runs = list(old.get("runs") or [])
     if old and not runs:  # a page from before runs were numbered
         runs = [{k: old.get(k) for k in ("date", "command", "machine", "steps", "repeats",
@@ -379,16 +386,12 @@ def merge(old, new):
     number = max((r["run"] for r in runs if "run" in r), default=len(runs) - 1) + 1
     for i, r in enumerate(runs):
         r.setdefault("run", i)
-    measured = {_key(r) for r in new["speed"]}
-    kept = [{**r, "run": r.get("run", 0)} for r in old.get("speed") or []
-            if _key(r) not in measured]
+    kept = [{**r, "run": r.get("run", 0)} for r in old.get("speed") or []]
     for r in new["speed"]:
         r["run"] = number
     runs.append({"run": number, **{k: new.get(k) for k in (
         "date", "command", "machine", "steps", "repeats", "provenance")}})
-    used = {r["run"] for r in kept + new["speed"]}
-    return {**new, "runs": [r for r in runs if r["run"] in used or r["run"] == number],
-            "speed": kept + new["speed"],
+    return {**new, "runs": runs, "speed": kept + new["speed"],
             "flops": new["flops"] or old.get("flops") or [],
             "memory": new["memory"] or old.get("memory") or []}
 
@@ -445,15 +448,18 @@ def write_report(result, path):
                       f"Documents/s ours / the peer's (> 1: ours is faster) and peak memory "
                       f"ours / the peer's (< 1: ours uses less), each the mean ± standard "
                       f"deviation of the ratios within each process turn. Goal: at least "
-                      f"{GOAL}x the peer's rate, training and inference, memory no higher.",
+                      f"{GOAL}x the peer's rate, training and inference, memory no higher. "
+                      "Work: the peer's multiply-adds per document over ours "
+                      "(`forward_macs_per_document`), the ratio both would reach at the same "
+                      "FLOP rate.",
                       "", "| model | tokens | jit | dtype | n | training | inference | memory "
-                      "| goal | run |", "|---|---|---|---|---|---|---|---|---|---|"]
+                      "| work | goal | run |", "|---|---|---|---|---|---|---|---|---|---|---|"]
             for (m, length, jit, dtype, run), ratio in sorted(ratios.items()):
                 mark = marks({"model": m, "run": run}, runs)
                 lines.append(f"| {m} | {length} | {'on' if jit else 'off'} | {dtype} | "
                              f"{len(ratio['train'])} | {_figure(ratio['train'], 2)} | "
                              f"{_figure(ratio['infer'], 2)} | {_figure(ratio['memory'], 2)} | "
-                             f"{shortfall(ratio)} | {run}{(' ' + mark) if mark else ''} |")
+                             f"{work_ratio(m, length):.2f} | {shortfall(ratio)} | {run}{(' ' + mark) if mark else ''} |")
     if flops:
         lines += ["", f"## FLOP utilisation while training ({FLOP_LENGTH} tokens)", "",
                   "Analytic FLOPs (`forward_macs_per_document` in `benchmarks/speed.py`: matrix "

@@ -70,6 +70,15 @@ def _row(model, length, jit, train, infer, repeat=0, dtype="float32", peak=100.0
             "peak_rss_mib_above_idle": peak, "repeat": repeat}
 
 
+def test_work_ratio_is_the_peers_products_over_ours():
+    assert speed.work_ratio("transformer", 256) == 1.0
+    # SANet: two d x d projections fewer per block than keras-hub's four
+    assert speed.work_ratio("sanet-base", 10) == pytest.approx(
+        speed.forward_macs_per_document("peer-sanet-base", 10)
+        / speed.forward_macs_per_document("sanet-base", 10))
+    assert speed.work_ratio("sanet-base", 256) > speed.work_ratio("sanet-base", 1024) > 1
+
+
 def test_peer_ratios_pair_each_process_turn():
     rows = [_row("transformer", 64, False, 300, 1000, 0), _row("peer-transformer", 64, False, 200, 1000, 0),
             _row("transformer", 64, False, 100, 1000, 1), _row("peer-transformer", 64, False, 100, 500, 1),
@@ -102,7 +111,7 @@ def test_report_with_spreads_peer_ratios_flops_and_the_memory_curve(tmp_path):
     # 300 and 100 documents/s: mean 200, sample deviation 141.4; 1000/200 = 5 ms a document
     assert "| transformer | 64 (64) | off | float32 | 10 | 200.0 ± 141.4 | 5.00 |" in text
     assert "| transformer | 64 | off | float32 | 2 | 1.25 ± 0.35 | 1.50 ± 0.71 | 1.00 ± 0.00 " \
-           "| short: training |" in text
+           "| 1.00 | short: training |" in text  # the peer does the same products
     assert "- run 0: d, `c` on m" in text and "commit unknown" in text
     assert "| sanet-big | off | " in text and "| 70% |" in text
     assert "| 4096 | 0.800 | 3000 |" in text
@@ -110,24 +119,27 @@ def test_report_with_spreads_peer_ratios_flops_and_the_memory_curve(tmp_path):
     assert open(path).read() == text + "\n"
 
 
-def test_a_run_replaces_its_cells_and_keeps_the_others():
+def test_a_run_adds_its_rows_beside_the_earlier_runs(tmp_path):
     old = {"date": "2026-11-22", "command": "old", "machine": "m", "steps": 3, "repeats": 5,
            "speed": [_row("gru", 64, False, 10, 10), _row("transformer", 64, False, 20, 20)],
            "flops": [{"model": "x"}], "memory": []}
     new = {"date": "2026-12-02", "command": "new", "machine": "m", "steps": 3, "repeats": 5,
            "provenance": {"commit": "a" * 40}, "flops": [], "memory": [],
            "speed": [_row("transformer", 64, False, 30, 30, 0),
-                     _row("transformer", 64, False, 31, 31, 1),
                      _row("transformer", 64, False, 40, 40, 0, dtype="bfloat16")]}
     merged = speed.merge(old, new)
     assert [(r["model"], r["train_docs_per_s"], r["run"]) for r in merged["speed"]] == [
-        ("gru", 10, 0), ("transformer", 30, 1), ("transformer", 31, 1), ("transformer", 40, 1)]
+        ("gru", 10, 0), ("transformer", 20, 0), ("transformer", 30, 1), ("transformer", 40, 1)]
     assert [(r["run"], r["command"]) for r in merged["runs"]] == [(0, "old"), (1, "new")]
     assert merged["flops"] == [{"model": "x"}]  # a part this run did not measure is kept
-    # once numbered, a third run over the same cells drops run 1, which no row names now
     again = speed.merge(merged, {**new, "command": "third",
                                  "speed": [dict(r) for r in new["speed"]]})
-    assert [(r["run"], r["command"]) for r in again["runs"]] == [(0, "old"), (2, "third")]
+    assert [(r["run"], r["command"]) for r in again["runs"]] == [
+        (0, "old"), (1, "new"), (2, "third")]
+    assert [r["run"] for r in again["speed"]] == [0, 0, 1, 1, 2, 2]
+    # each run's cell is its own row on the page
+    text = speed.write_report({**again, "flops": []}, str(tmp_path / "speed.md"))
+    assert text.count("| transformer | 64 (64) | off | float32 |") == 3
 
 
 def test_rows_before_the_fused_attention_are_marked(monkeypatch):
