@@ -93,3 +93,23 @@ def test_nb_and_lr_are_scikit_learn_estimators(tmp_path):
     assert list(loaded.classes_) == ["neg", "pos"] and loaded.min_df == 1
     with pytest.raises(Exception, match="not fitted"):
         tfidf.TfidfClassifier().predict(["a film"])
+
+
+@pytest.mark.parametrize("dataset,texts", [
+    ("sst2", 2000),  # the case: 2,000 SST-2 sentences
+    # BBC's long articles: L1 takes more passes than the former bound of 200 (20 s on 2
+    # cores: run with -m slow)
+    pytest.param("bbc", None, marks=pytest.mark.slow),
+])
+def test_lr_converges_with_its_defaults(dataset, texts):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    ds = datasets.load(dataset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = models.get("lr", num_classes=ds.num_classes).fit(
+            ds.train.texts[:texts], ds.train.labels[:texts])
+    classifier = model.pipeline_.named_steps["classifier"]
+    assert classifier.n_iter_.max() < classifier.max_iter

@@ -84,7 +84,7 @@ PRESETS = {
         "description": ("L1 logistic regression, C=1.0, on TF-IDF 1-2-grams, min df 5 (HCAN "
                         "§4.2)"),
         "builder": "kerasattn.models.tfidf:build_lr",
-        "config": {"C": 1.0, "max_iter": 200, "ngram_range": (1, 2), "min_df": 5, "seed": 0,
+        "config": {"C": 1.0, "max_iter": 1000, "ngram_range": (1, 2), "min_df": 5, "seed": 0,
                    "preprocessor_config": None, "l1_ratio": 1.0},
     },
 }
