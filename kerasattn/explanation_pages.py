@@ -7,7 +7,10 @@ library only: no Keras, no TensorFlow).
   ``kerasattn predict --explain`` writes from an exported SavedModel
   (:mod:`kerasattn.saved_model_page`, which loads no model code);
 - :func:`explanation_html` / :func:`attribution_html`: one document as a fragment with
-  its own styles, what a notebook shows (``_repr_html_``);
+  its own styles, what a notebook shows (``_repr_html_``): every rule of its ``<style>``
+  is scoped to the fragment's root element (a unique id, ``kerasattn-<hex>``), and so is
+  every id inside it, so two fragments on one page restyle nothing outside themselves
+  and share no id;
 - :func:`server_page`: the explanation server's page, made from the package data files
   ``kerasattn/interpret/page/explain.html``, ``explain.css`` and ``explain.js``; its
   script draws in the browser with the same palette (:func:`attention_colour`,
@@ -263,12 +266,13 @@ def _attention_lines(ex):
     return parts
 
 
-def _document_parts(d, ex, names, attribution=None, images=()):
-    """The HTML of one document: prediction, probabilities, attention (and attribution)."""
+def _document_parts(doc_id, ex, names, attribution=None, images=()):
+    """The HTML of one document (its element's id ``doc_id``): prediction, probabilities,
+    attention (and attribution)."""
     probs = np.asarray(ex.probabilities, dtype=np.float64)
     names = names or [str(i) for i in range(len(probs))]
     label = int(np.argmax(probs))
-    parts = [f"<div class='doc' id='doc-{d}'>",
+    parts = [f"<div class='doc' id='{html.escape(doc_id)}'>",
              f"<div class='pred'>prediction: {html.escape(str(names[label]))} "
              f"({probs[label]:.1%})</div><div class='probs'>"
              + ", ".join(f"{html.escape(str(n))} {p:.3f}" for n, p in zip(names, probs))
@@ -292,30 +296,156 @@ def _document_parts(d, ex, names, attribution=None, images=()):
     return parts
 
 
-def _scoped_style():
-    """:data:`_STYLE` for a fragment inside another page (a notebook): the body rule
-    becomes the fragment's own."""
-    return _STYLE.replace("body {", ".kerasattn-explanation {", 1)
+class FragmentError(ValueError):
+    """A notebook fragment that cannot be scoped: a root id that is no plain CSS
+    identifier, or a style rule that would reach outside the fragment."""
 
 
-def explanation_html(explanation, class_names=None, attribution=None):
+# a fragment's root id: a letter, then letters, digits, "-" and "_" (a CSS identifier as
+# it is, needing no escape in a selector nor in an attribute)
+_ROOT_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+# the page's own elements, which in a fragment are its root
+_PAGE_ELEMENT = re.compile(r"(?:html|body|:root)(?![\w-])", re.IGNORECASE)
+# at-rules holding style rules (scoped inside), and those holding no selector (kept)
+_GROUP_RULES = ("@media", "@supports", "@container", "@layer")
+_SELECTORLESS_RULES = ("@font-face", "@keyframes", "@-webkit-keyframes", "@property",
+                       "@counter-style")
+
+
+def new_root_id() -> str:
+    """A fresh id for a fragment's root element: ``kerasattn-`` and 32 random hex digits
+    (unique across fragments, notebook sessions and kernels)."""
+    return f"kerasattn-{os.urandom(16).hex()}"
+
+
+def _split_selectors(prelude: str) -> list[str]:
+    """A rule's selector list split at its top-level commas (not those inside ``:is(…)``
+    or ``[…]``)."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(prelude):
+        depth += 1 if ch in "([" else -1 if ch in ")]" else 0
+        if ch == "," and depth == 0:
+            parts.append(prelude[start:i])
+            start = i + 1
+    parts.append(prelude[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _scope_selector(selector: str, root: str) -> str:
+    """``selector`` under ``#root``: ``.doc`` -> ``#root .doc``; the page's own elements
+    (``html``, ``body``, ``:root``) become the root itself (``body`` -> ``#root``,
+    ``body.dark p`` -> ``#root.dark p``, ``body > p`` -> ``#root > p``)."""
+    rest = selector.strip()
+    while (m := _PAGE_ELEMENT.match(rest)):
+        rest = rest[m.end():]
+        after = rest.lstrip()
+        if after == rest:  # the root's own compound goes on (body.dark) or ends (body)
+            return f"#{root}{rest}"
+        if after.startswith(("~", "+")):  # the page element's siblings: outside the fragment
+            raise FragmentError(f"cannot scope the selector {selector!r} to a fragment "
+                                "(it names a sibling of the page)")
+        if after.startswith(">"):
+            after = after[1:].lstrip()
+            if not _PAGE_ELEMENT.match(after):
+                return f"#{root} > {after}"
+        rest = after
+    if rest.startswith(("~", "+", ">")):
+        raise FragmentError(f"cannot scope the selector {selector!r} to a fragment "
+                            "(it starts with a combinator)")
+    return f"#{root} {rest}" if rest else f"#{root}"
+
+
+def _scope_css(css: str, root: str) -> str:
+    """Every rule of the stylesheet ``css`` scoped to the element with id ``root``
+    (:func:`_scope_selector`), inside ``@media``/``@supports`` too; declarations are kept
+    as they are. Comments are dropped; a statement outside a rule (``@import``) or an
+    at-rule other than those above and selector-less ones (``@keyframes``,
+    ``@font-face``) raises :class:`FragmentError`."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    rules: list[str] = []
+    i = 0
+    while (start := css.find("{", i)) >= 0:
+        prelude = " ".join(css[i:start].split())
+        if ";" in prelude or "}" in prelude:
+            raise FragmentError(f"cannot scope {prelude!r}: a statement outside a rule")
+        depth = 0
+        for end in range(start, len(css)):
+            depth += {"{": 1, "}": -1}.get(css[end], 0)
+            if depth == 0:
+                break
+        else:
+            raise FragmentError(f"cannot scope the rule {prelude!r}: its braces do not close")
+        body = css[start + 1:end]
+        if prelude.startswith("@"):
+            name = prelude.split()[0].lower()
+            if name in _GROUP_RULES:
+                body = "\n" + _scope_css(body, root) + "\n"
+            elif name not in _SELECTORLESS_RULES:
+                raise FragmentError(f"cannot scope the at-rule {name} to a fragment")
+            rules.append(f"{prelude} {{{body}}}")
+        else:
+            selectors = ", ".join(_scope_selector(s, root) for s in _split_selectors(prelude))
+            rules.append(f"{selectors} {{{body}}}")
+        i = end + 1
+    if css[i:].strip():
+        raise FragmentError(f"cannot scope {' '.join(css[i:].split())!r}: "
+                            "a statement outside a rule")
+    return "\n".join(rules)
+
+
+def _scoped_style(root: str) -> str:
+    """:data:`_STYLE` for a fragment inside another page (a notebook): every rule scoped
+    to the fragment's root element ``#root``, the body rule the root's own."""
+    return _scope_css(_STYLE, root)
+
+
+def _root(root_id: str | None) -> str:
+    """The fragment's root id: ``root_id`` checked, or a fresh one where it is None."""
+    if root_id is None:
+        return new_root_id()
+    if not isinstance(root_id, str) or not _ROOT_ID.fullmatch(root_id):
+        raise FragmentError(f"root_id must be a letter then letters, digits, '-' or '_', "
+                            f"got {root_id!r}")
+    return root_id
+
+
+def _fragment(root: str, inner: str) -> str:
+    """A notebook fragment: a wrapper holding its styles (scoped to ``#root``) and its
+    root element (id ``root``) holding ``inner``, whose ids all start with ``root``."""
+    return (f"<div class='kerasattn-explanation'><style>{_scoped_style(root)}</style>"
+            f"<div class='kerasattn-root' id='{root}'>{inner}</div></div>")
+
+
+def explanation_html(explanation, class_names: list[str] | None = None, attribution=None,
+                     *, root_id: str | None = None) -> str:
     """One document's colour map as an HTML fragment (its own styles inside): what a
-    notebook shows for an :class:`~kerasattn.interpret.Explanation` (``_repr_html_``)."""
+    notebook shows for an :class:`~kerasattn.interpret.Explanation` (``_repr_html_``).
+
+    Every rule of the fragment's ``<style>`` applies only inside the fragment (under its
+    root element's id), and every id in it starts with that root id, so fragments side by
+    side on one page (a notebook's outputs) restyle nothing else and share no id.
+    ``root_id`` names the root (a letter, then letters, digits, ``-`` or ``_``; two
+    fragments on one page need two); None, the default: a fresh one
+    (:func:`new_root_id`), so two renderings of one explanation differ only by it.
+    """
     names = class_names or getattr(explanation, "class_names", None)
-    return (f"<div class='kerasattn-explanation'><style>{_scoped_style()}</style>"
-            + "".join(_document_parts(0, explanation, names, attribution)) + "</div>")
+    root = _root(root_id)
+    return _fragment(root, "".join(_document_parts(f"{root}-doc", explanation, names,
+                                                   attribution)))
 
 
-def attribution_html(attribution, class_names=None):
+def attribution_html(attribution, class_names: list[str] | None = None, *,
+                     root_id: str | None = None) -> str:
     """One document's token scores as an HTML fragment (diverging colours: green for
     the explained class, purple against it): a notebook's view of a
-    :class:`~kerasattn.interpret.TokenAttribution` (``_repr_html_``)."""
+    :class:`~kerasattn.interpret.TokenAttribution` (``_repr_html_``). Its styles and ids
+    are the fragment's own, as :func:`explanation_html`'s (``root_id`` likewise)."""
     names = class_names or getattr(attribution, "class_names", None)
     probs = np.asarray(attribution.probabilities, dtype=np.float64)
     names = names or [str(i) for i in range(len(probs))]
-    return (f"<div class='kerasattn-explanation'><style>{_scoped_style()}</style>"
-            "<div class='doc'>" + "".join(_attribution_lines(attribution, names))
-            + "</div></div>")
+    return _fragment(_root(root_id), "<div class='doc'>"
+                     + "".join(_attribution_lines(attribution, names)) + "</div>")
 
 
 def attention_html(explanations, path=None, class_names=None, title="Attention", images=None,
@@ -365,7 +495,7 @@ def attention_html(explanations, path=None, class_names=None, title="Attention",
              legend]
     for d, ex in enumerate(explanations):
         attribution = attributions[d] if attributions is not None else None
-        parts.extend(_document_parts(d, ex, class_names, attribution,
+        parts.extend(_document_parts(f"doc-{d}", ex, class_names, attribution,
                                      images[d] if images else ()))
     parts.append("</body></html>")
     page = "\n".join(parts)

@@ -209,7 +209,8 @@ class Explanation:
             sets them); the HTML view names the prediction with them.
 
     In a notebook an explanation shows itself as coloured words (``_repr_html_``:
-    :func:`kerasattn.interpret.plots.explanation_html`).
+    :func:`kerasattn.interpret.plots.explanation_html`, a fragment whose styles and ids
+    apply only inside it).
     """
 
     tokens: list
@@ -223,7 +224,8 @@ class Explanation:
     def label(self):
         return int(np.argmax(self.probabilities))
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
+        # a fresh root id each time: every output of the notebook is its own fragment
         return explanation_html(self)
 
 

@@ -98,7 +98,8 @@ class TokenAttribution:
             sets them).
 
     In a notebook an attribution shows itself as words coloured by their scores
-    (``_repr_html_``: :func:`kerasattn.interpret.plots.attribution_html`).
+    (``_repr_html_``: :func:`kerasattn.interpret.plots.attribution_html`, a fragment whose
+    styles and ids apply only inside it).
     """
 
     tokens: list
@@ -111,7 +112,8 @@ class TokenAttribution:
     extras: dict = dataclasses.field(default_factory=dict)
     class_names: list = None
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
+        # a fresh root id each time: every output of the notebook is its own fragment
         return attribution_html(self)
 
     @property

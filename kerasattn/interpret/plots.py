@@ -11,7 +11,10 @@ given token attributions (:class:`~kerasattn.interpret.TokenAttribution`, e.g.
 integrated gradients) it shows them beside the attention, over the same words,
 in a diverging palette: green for evidence FOR the explained class, purple for
 evidence AGAINST it (PRGn, readable with the common colour-vision deficiencies),
-white at zero.
+white at zero. ``explanation_html`` and ``attribution_html`` (also from there) give one
+document as a notebook fragment whose styles and ids stay inside it (its root element's
+id: fresh each time, or ``root_id=``; a stylesheet that cannot be scoped raises
+``FragmentError``).
 """
 
 import os
@@ -20,10 +23,10 @@ import numpy as np
 
 # the HTML views live with every other explanation page; imported here, where they are
 # documented beside the heatmaps
-from kerasattn.explanation_pages import (METHOD_NAMES, attention_html,  # noqa: F401
-                                         attribution_html, explanation_html,
-                                         hierarchical_levels, received_attention,
-                                         word_weights)
+from kerasattn.explanation_pages import (METHOD_NAMES, FragmentError,  # noqa: F401
+                                         attention_html, attribution_html,
+                                         explanation_html, hierarchical_levels,
+                                         received_attention, word_weights)
 
 
 def _save(fig, path, tight=True):
