@@ -22,6 +22,9 @@ The functions that take a ``task`` read its ``preprocessor``, ``class_names``,
 ``class_names`` and ``num_classes`` when the labels first give them.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import keras
 import numpy as np
 import tensorflow as tf
@@ -126,8 +129,61 @@ def _integer_label_ids(task, y):
     if task.num_classes is None:
         task.num_classes = max(2, int(ids.max()) + 1)
     if ids.max() >= task.num_classes:
+        if task.class_names is not None:
+            raise ValueError(f"label {ids.max()} but the classes are {task.class_names} "
+                             f"(integer labels 0 to {task.num_classes - 1})")
         raise ValueError(f"label {ids.max()} but num_classes={task.num_classes}")
     return ids.astype(np.int32)
+
+
+def _default_names(n: int) -> list[str]:
+    return [str(i) for i in range(n)]
+
+
+def adopt_class_names(task: Any, names: Sequence[Any], source: str = "the data") -> None:
+    """Give ``task`` the class names ``names`` (of integer labels 0 … n-1), e.g. a
+    :class:`~kerasattn.data.datasets.TextDataset`'s: taken when the task has none yet or
+    only the default "0", "1", … of as many classes; ``ValueError`` when they disagree
+    with its own (``source`` names where they come from in the message)."""
+    names = [str(n) for n in names]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"{source} names the class(es) {twice} more than once")
+    if len(names) < 2:
+        raise ValueError(f"{source} has {len(names)} class name(s) {names}; a classifier "
+                         "needs at least two classes")
+    current = None if task.class_names is None else [str(c) for c in task.class_names]
+    if current == names:
+        return
+    if current is None or current == _default_names(len(names)):
+        if task.num_classes is not None and task.num_classes != len(names):
+            raise ValueError(f"{source} has {len(names)} classes {names} but this "
+                             f"classifier has num_classes={task.num_classes}")
+        task.class_names, task.num_classes = names, len(names)
+        return
+    raise ValueError(f"{source} has the classes {names} but this classifier's are "
+                     f"{current}: fit it on data of its own classes, in its order")
+
+
+def is_text_dataset(x: object) -> bool:
+    """Whether ``x`` is a :class:`~kerasattn.data.datasets.TextDataset` (what
+    ``kerasattn.datasets.load`` returns)."""
+    from kerasattn.data.datasets.definitions import TextDataset  # late: a light module
+
+    return isinstance(x, TextDataset)
+
+
+def dataset_arguments(task: Any, ds: Any, y: object, validation_data: object
+                      ) -> tuple[list[str], np.ndarray, object]:
+    """``fit``'s ``(texts, labels, validation_data)`` for a ``TextDataset`` ``ds``: its
+    train split, its val split unless ``validation_data`` is given (or the split is
+    empty); its class names become the task's (:func:`adopt_class_names`)."""
+    if y is not None:
+        raise ValueError("fit(dataset) takes the labels from the dataset: pass no y")
+    adopt_class_names(task, ds.class_names, f"dataset {ds.name!r}")
+    if validation_data is None and len(ds.val):
+        validation_data = (list(ds.val.texts), ds.val.labels)
+    return list(ds.train.texts), ds.train.labels, validation_data
 
 
 def label_table(class_names):

@@ -8,12 +8,22 @@ Preset locations (directories, ``.keras`` files, ``hf://`` repositories) are rea
 written by :mod:`kerasattn.preset_dirs`.
 """
 
+from __future__ import annotations
+
 import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kerasattn import models, preset_dirs, recipes, runs
 
+if TYPE_CHECKING:  # names of the type hints only (kerasattn.tasks imports this module)
+    import keras
 
-def keras_presets():
+    from kerasattn.data.preprocessing import TextPreprocessor
+    from kerasattn.tasks import TextClassifier
+
+
+def keras_presets() -> dict[str, dict[str, Any]]:
     """The Keras presets ``from_preset`` takes, name -> ``{"family", "kind",
     "description", "paper", "hierarchical", "recipes"}``."""
     return models.describe("keras")
@@ -49,8 +59,11 @@ def _preprocessor(cls, preset, recipe, vocabulary):
                                 **recipes.preprocessor_options(spec, **settings))
 
 
-def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None,
-                recipe="default", compile=True, embeddings=None, **model_options):
+def from_preset(cls: type[TextClassifier], preset: str | os.PathLike[str],
+                num_classes: int | None = None, class_names: Sequence[str] | None = None,
+                vocabulary: Sequence[str] | None = None, recipe: str = "default",
+                compile: bool = True, embeddings: str | os.PathLike[str] | None = None,
+                **model_options: Any) -> TextClassifier:
     """``cls.from_preset``: a classifier of a registered Keras preset with its recipe,
     or the trained classifier a preset location holds."""
     options = dict(model_options.pop("model_options", None) or {})
@@ -59,7 +72,7 @@ def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None
         given = dict(num_classes=num_classes, class_names=class_names,
                      vocabulary=vocabulary, embeddings=embeddings, **options)
         return _load_saved_preset(preset, compile, recipe, given)
-    clf = cls(preset, num_classes=num_classes, class_names=class_names,
+    clf = cls(os.fspath(preset), num_classes=num_classes, class_names=class_names,
               preprocessor=_preprocessor(cls, preset, recipe, vocabulary),
               model_options=options, recipe=recipe, embeddings=embeddings)
     if compile:
@@ -67,7 +80,8 @@ def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None
     return clf
 
 
-def from_run(cls, run_dir, compile=True):
+def from_run(cls: type[TextClassifier], run_dir: str | os.PathLike[str],
+             compile: bool = True) -> TextClassifier:
     """``cls.from_run``: the classifier a run directory holds, compiled (``compile``)
     with the run's optimizer at its base learning rate."""
     config, saved = runs.load_saved_model(run_dir, compile=False)
@@ -90,7 +104,8 @@ def _run_recipe(config):
     return recipe if recipe in recipes.recipe_names(config["model"]) else "default"
 
 
-def of_run(cls, config, backbone, text_preprocessor):
+def of_run(cls: type[TextClassifier], config: Mapping[str, Any], backbone: keras.Model,
+           text_preprocessor: TextPreprocessor) -> TextClassifier:
     """``cls.of_run``: the classifier of a run's ``config.json`` (a dict), its trained
     backbone and its :class:`~kerasattn.data.preprocessing.TextPreprocessor`."""
     return cls(config["model"], class_names=config["class_names"],

@@ -6,7 +6,7 @@ The keras-hub split (preprocessor / backbone / task) for the zoo::
     clf = kerasattn.TextClassifier.from_preset("cnn", num_classes=2)
     clf.fit(train_texts, train_labels, validation_data=(val_texts, val_labels), epochs=3)
     clf.predict(["a gorgeous, witty film"])        # (1, 2) probabilities
-    clf.explain(["a gorgeous, witty film"])        # attention (attention presets)
+    clf.explain(["a gorgeous, witty film"])        # attention, or gradient × input
     clf.save("cnn.keras")                          # keras.saving.load_model after import kerasattn
     clf.export("saved_models/cnn/1")               # raw text in, for TF Serving
 
@@ -28,7 +28,13 @@ The keras-hub split (preprocessor / backbone / task) for the zoo::
   binary head of one sigmoid unit gives ``[1 - p, p]``.
 """
 
+from __future__ import annotations
+
+import html
 import os
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import keras
 import numpy as np
@@ -38,6 +44,11 @@ from kerasattn import embeddings as word_vectors
 from kerasattn import heads, models, preset_dirs, recipes, task_data, task_presets
 from kerasattn.data.preprocessing import TextPreprocessor
 from kerasattn.export import export_classifier
+
+if TYPE_CHECKING:  # names of the type hints only
+    from kerasattn.data.datasets import TextDataset
+    from kerasattn.data.layout import Layout
+    from kerasattn.interpret import Explanation, TokenAttribution
 
 
 @keras.saving.register_keras_serializable(package="kerasattn")
@@ -71,9 +82,11 @@ class TextClassifierPreprocessor(keras.layers.Layer):
         [[2, 5, 3, 1]]
     """
 
-    def __init__(self, vocabulary=None, mode="default", remove_punctuation=False,
-                 remove_stopwords=False, max_length=None, hierarchical=False,
-                 max_sentences=None, max_words=None, truncation="head", **kwargs):
+    def __init__(self, vocabulary: Sequence[str] | None = None, mode: str = "default",
+                 remove_punctuation: bool = False, remove_stopwords: bool = False,
+                 max_length: int | None = None, hierarchical: bool = False,
+                 max_sentences: int | None = None, max_words: int | None = None,
+                 truncation: str = "head", **kwargs: Any) -> None:
         kwargs.setdefault("trainable", False)
         super().__init__(**kwargs)
         # strings in: no conversion to float tensors, no build step
@@ -87,47 +100,49 @@ class TextClassifierPreprocessor(keras.layers.Layer):
             truncation=truncation)
 
     @classmethod
-    def from_text_preprocessor(cls, text_preprocessor, **kwargs):
+    def from_text_preprocessor(cls, text_preprocessor: TextPreprocessor,
+                               **kwargs: Any) -> TextClassifierPreprocessor:
         return cls(vocabulary=text_preprocessor.vocabulary, **text_preprocessor.get_config(),
                    **kwargs)
 
     @property
-    def vocabulary(self):
+    def vocabulary(self) -> list[str] | None:
         return self.text_preprocessor.vocabulary
 
     @property
-    def vocabulary_size(self):
+    def vocabulary_size(self) -> int | None:
         return self.text_preprocessor.vocabulary_size
 
     @property
-    def hierarchical(self):
+    def hierarchical(self) -> bool:
         return self.text_preprocessor.hierarchical
 
     @property
-    def layout(self):
+    def layout(self) -> Layout:
         """How a document's ids are laid out (:mod:`kerasattn.data.layout`)."""
         return self.text_preprocessor.layout
 
-    def adapt(self, texts, min_freq=1, max_size=None):
+    def adapt(self, texts: Sequence[str] | np.ndarray | tf.data.Dataset, min_freq: int = 1,
+              max_size: int | None = None) -> TextClassifierPreprocessor:
         """Build the vocabulary on ``texts`` (a list of str or a ``tf.data.Dataset`` of
         scalar strings); returns self."""
         self.text_preprocessor.adapt(texts, min_freq=min_freq, max_size=max_size)
         return self
 
-    def tokenize(self, texts):
+    def tokenize(self, texts: Sequence[str] | np.ndarray | tf.Tensor) -> tf.RaggedTensor:
         return self.text_preprocessor.tokenize(texts)
 
-    def call(self, texts):
+    def call(self, texts: Sequence[str] | np.ndarray | tf.Tensor) -> tf.Tensor:
         texts = tf.convert_to_tensor(texts, tf.string)
         ids = self.text_preprocessor(texts).to_tensor()
         shape = tf.shape(ids)
         pads = [[0, 0]] + [[0, tf.maximum(0, 1 - shape[i])] for i in range(1, len(ids.shape))]
         return tf.pad(ids, pads)
 
-    def compute_output_spec(self, texts):
+    def compute_output_spec(self, texts: Any) -> keras.KerasTensor:
         return keras.KerasTensor((None,) * self.layout.rank, dtype="int32")
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         config = super().get_config()
         config.update(self.text_preprocessor.get_config())
         config["vocabulary"] = (list(self.vocabulary) if self.vocabulary is not None
@@ -270,6 +285,129 @@ def _compile_with_schedule(classifier, data, batch_size, epochs):
         **kwargs)
 
 
+# -- what fit trained ----------------------------------------------------------------------
+def _early_stopping(callbacks):
+    """The ``monitor``, ``patience`` and ``stopped_epoch`` of the last
+    ``keras.callbacks.EarlyStopping`` among ``callbacks`` (None without one)."""
+    found = [c for c in (callbacks or []) if isinstance(c, keras.callbacks.EarlyStopping)]
+    if not found:
+        return None
+    stop = found[-1]
+    return {"monitor": str(stop.monitor), "patience": int(stop.patience),
+            "stopped_epoch": int(stop.stopped_epoch)}
+
+
+def _number_of_texts(data):
+    """How many texts ``data`` holds: a list/array of texts or ids (None for a dataset)."""
+    if data is None or isinstance(data, tf.data.Dataset):
+        return None
+    try:
+        return len(data)
+    except TypeError:
+        return None
+
+
+def _validation_texts(validation_data):
+    if isinstance(validation_data, (tuple, list)) and validation_data:
+        return _number_of_texts(validation_data[0])
+    return None
+
+
+def _last_validation_accuracy(history):
+    values = history.history.get("val_accuracy") if history is not None else None
+    return float(values[-1]) if values else None
+
+
+def _training_summary(classifier, history, *, epochs, batch_size, seed, x,
+                      validation_data, dataset, callbacks):
+    """What one ``fit`` call trained (``TextClassifier.training_summary``); the epochs
+    of the earlier calls are added to this one's."""
+    before = classifier.training_summary or {}
+    validation_texts = _validation_texts(validation_data)
+    accuracy = _last_validation_accuracy(history)
+    return {
+        "epochs": int(before.get("epochs", 0)) + len(history.epoch),
+        "epochs_requested": int(epochs),
+        "batch_size": int(batch_size),
+        "recipe": str(classifier.recipe),
+        "early_stopping": _early_stopping(callbacks),
+        "seed": None if seed is None else int(seed),
+        "train_texts": _number_of_texts(x),
+        "validation_texts": validation_texts,
+        "dataset": None if dataset is None else {
+            "name": str(dataset.name),
+            "sizes": {s: len(getattr(dataset, s)) for s in ("train", "val", "test")}},
+        "validation": None if accuracy is None or validation_texts is None else {
+            "accuracy": accuracy, "examples": validation_texts},
+        "class_names": [str(c) for c in classifier.class_names],
+    }
+
+
+def _plain(value):
+    """A JSON-like value as plain dicts and lists (Keras tracks an attribute's dicts and
+    lists in its own types)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+_HTML_STYLE = """
+#ID { font-family: system-ui, sans-serif; border: 1px solid #ccc; border-radius: 6px;
+      padding: .6em 1em; max-width: 48em; color: #111; }
+#ID .title { font-weight: 600; margin-bottom: .3em; }
+#ID table { border-collapse: collapse; font-size: .9em; }
+#ID th { text-align: left; color: #555; font-weight: normal; padding: 1px 1em 1px 0;
+         vertical-align: top; }
+#ID td { padding: 1px 0; }
+"""
+
+
+def _html_rows(rows):
+    return "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+                   for k, v in rows)
+
+
+def _summary_rows(summary):
+    """The training summary as ``(label, text)`` rows."""
+    if summary is None:
+        return [("trained", "not yet (call fit)")]
+    epochs = f"{summary['epochs']} run ({summary['epochs_requested']} asked for in the " \
+             f"latest fit)"
+    rows = [("epochs", epochs), ("batch size", summary["batch_size"]),
+            ("seed", summary["seed"]), ("training texts", summary["train_texts"])]
+    dataset = summary.get("dataset")
+    if dataset:
+        sizes = ", ".join(f"{k} {v:,}" for k, v in dataset["sizes"].items())
+        rows.append(("dataset", f"{dataset['name']} ({sizes})"))
+    stop = summary.get("early_stopping")
+    if stop:
+        rows.append(("early stopping", f"on {stop['monitor']}, patience {stop['patience']}"
+                     f", stopped at epoch {stop['stopped_epoch']}"))
+    validation = summary.get("validation")
+    if validation:
+        rows.append(("validation accuracy", f"{validation['accuracy']:.4f} on "
+                     f"{validation['examples']:,} texts (last epoch)"))
+    return rows
+
+
+def _classifier_html(classifier):
+    """``TextClassifier._repr_html_``: a fragment whose styles all sit under its own
+    root id (one per call)."""
+    root = f"kerasattn-classifier-{uuid.uuid4().hex[:12]}"
+    parameters = ("not built yet" if classifier.backbone is None
+                  else f"{classifier.backbone.count_params():,}")
+    classes = ", ".join(classifier.class_names) if classifier.class_names else \
+        "not known yet (from the labels of the first fit)"
+    rows = [("preset", classifier.preset), ("recipe", classifier.recipe),
+            ("classes", classes), ("parameters", parameters)]
+    rows += _summary_rows(classifier.training_summary)
+    return (f"<div id='{root}'><style>{_HTML_STYLE.replace('#ID', '#' + root)}</style>"
+            f"<div class='title'>TextClassifier {html.escape(classifier.preset)}</div>"
+            f"<table>{_html_rows(rows)}</table></div>")
+
+
 def _require_fitted(classifier, what):
     if classifier.backbone is None:
         raise ValueError(f"{what}: this classifier has not been fitted; call fit() on "
@@ -290,7 +428,7 @@ def _check_saveable(classifier, filepath):
 # -- the config round trip ---------------------------------------------------------------
 # what get_config saves, besides Keras's own keys and the preprocessor (in this order)
 _CONFIG = ("preset", "num_classes", "class_names", "model_options", "min_freq",
-           "vocab_size", "recipe")
+           "vocab_size", "recipe", "training_summary")
 
 
 def _arguments_of_config(config):
@@ -332,6 +470,26 @@ class TextClassifier(keras.Model):
         embeddings: a GloVe-format text file (e.g. from ``kerasattn word-vectors``)
             whose vectors start the backbone's embedding layer when it is built (as
             ``train --embeddings``); the saved weights carry them afterwards.
+        training_summary: what earlier ``fit`` calls trained (a loaded classifier's;
+            see below).
+
+    Attributes:
+        training_summary: None before the first ``fit``; then a dict that ``fit``
+            writes and ``get_config`` keeps (a ``.keras`` file and a preset directory
+            carry it): ``"epochs"`` (epochs actually run, over every ``fit`` call),
+            ``"epochs_requested"``, ``"batch_size"``, ``"recipe"``,
+            ``"early_stopping"`` (``{"monitor", "patience", "stopped_epoch"}`` of a
+            ``keras.callbacks.EarlyStopping`` among the callbacks, or None),
+            ``"seed"``, ``"train_texts"`` and ``"validation_texts"`` (None when the
+            data was a ``tf.data.Dataset``), ``"dataset"`` (``{"name", "sizes"}`` when
+            ``fit`` got a :class:`~kerasattn.data.datasets.TextDataset`, else None),
+            ``"validation"`` (``{"accuracy", "examples"}``: the last epoch's validation
+            accuracy and the number of validation texts, or None) and
+            ``"class_names"``. After several ``fit`` calls ``"epochs"`` is their sum
+            and every other key is the latest call's.
+
+    In a notebook a classifier shows its preset, recipe, classes, parameter count and
+    training summary (``_repr_html_``).
 
     Example:
         >>> import kerasattn
@@ -345,10 +503,18 @@ class TextClassifier(keras.Model):
     """
 
     preprocessor_cls = TextClassifierPreprocessor
+    # a compile() made before the backbone exists, applied when fit builds it
+    _pending_compile: dict[str, Any] | None
 
-    def __init__(self, preset, num_classes=None, class_names=None, preprocessor=None,
-                 backbone=None, model_options=None, min_freq=None, vocab_size=None,
-                 recipe="default", embeddings=None, **kwargs):
+    def __init__(self, preset: str, num_classes: int | None = None,
+                 class_names: Sequence[str] | None = None,
+                 preprocessor: TextClassifierPreprocessor | None = None,
+                 backbone: keras.Model | None = None,
+                 model_options: Mapping[str, Any] | None = None,
+                 min_freq: int | None = None, vocab_size: int | None = None,
+                 recipe: str = "default", embeddings: str | os.PathLike[str] | None = None,
+                 training_summary: Mapping[str, Any] | None = None,
+                 **kwargs: Any) -> None:
         spec = _keras_preset(preset)
         super().__init__(**kwargs)
         self.preset = preset
@@ -364,13 +530,14 @@ class TextClassifier(keras.Model):
         self.embeddings = _checked_embeddings(embeddings)
         self._pending_compile = None
         self._scheduled_compile = None
+        self.training_summary = None if training_summary is None else _plain(training_summary)
         if backbone is not None:
             self.built = True
         elif self.preprocessor.vocabulary is not None and self.num_classes is not None:
             _build_backbone(self)
 
     @classproperty
-    def presets(cls):
+    def presets(cls) -> dict[str, dict[str, Any]]:
         """The Keras presets ``from_preset`` takes, name -> ``{"family", "kind",
         "description", "paper", "hierarchical", "recipes"}`` (the scikit-learn ``nb`` and
         ``lr`` are :func:`kerasattn.models.get`'s: ``kerasattn.models.describe()`` lists
@@ -378,8 +545,11 @@ class TextClassifier(keras.Model):
         return task_presets.keras_presets()
 
     @classmethod
-    def from_preset(cls, preset, num_classes=None, class_names=None, vocabulary=None,
-                    recipe="default", compile=True, embeddings=None, **model_options):
+    def from_preset(cls, preset: str | os.PathLike[str], num_classes: int | None = None,
+                    class_names: Sequence[str] | None = None,
+                    vocabulary: Sequence[str] | None = None, recipe: str = "default",
+                    compile: bool = True, embeddings: str | os.PathLike[str] | None = None,
+                    **model_options: Any) -> TextClassifier:
         """A classifier of a registered Keras preset with its default recipe, or the
         trained classifier a preset location holds.
 
@@ -406,7 +576,7 @@ class TextClassifier(keras.Model):
                                         recipe, compile, embeddings, **model_options)
 
     @classmethod
-    def from_run(cls, run_dir, compile=True):
+    def from_run(cls, run_dir: str | os.PathLike[str], compile: bool = True) -> TextClassifier:
         """The classifier a ``python -m training.train`` run directory holds (its best
         model, vocabulary, text options and class names). ``compile=True`` compiles it
         with the run's optimizer at the run's base learning rate, constant: a run trained
@@ -416,20 +586,22 @@ class TextClassifier(keras.Model):
         return task_presets.from_run(cls, run_dir, compile=compile)
 
     @classmethod
-    def of_run(cls, config, backbone, text_preprocessor):
+    def of_run(cls, config: Mapping[str, Any], backbone: keras.Model,
+               text_preprocessor: TextPreprocessor) -> TextClassifier:
         """The classifier of a run's parts: its ``config.json`` (a dict), its trained
         backbone and its :class:`~kerasattn.data.preprocessing.TextPreprocessor`. What
         ``training.train`` saves as a run's ``model.keras``; :meth:`from_run` builds it
         from the files of a run that holds the backbone alone."""
         return task_presets.of_run(cls, config, backbone, text_preprocessor)
 
-    def call(self, ids, training=False):
+    def call(self, ids: Any, training: bool = False) -> Any:
         if self.backbone is None:
             raise ValueError("the classifier has no backbone yet: fit it on texts first "
                              "(or give from_preset a vocabulary)")
         return self.backbone(ids, training=training)
 
-    def compile(self, optimizer="auto", loss="auto", metrics="auto", **kwargs):
+    def compile(self, optimizer: str | keras.optimizers.Optimizer = "auto", loss: Any = "auto",
+                metrics: Any = "auto", **kwargs: Any) -> None:
         """``keras.Model.compile`` with the preset's recipe for every ``"auto"``: its
         optimizer and learning rate, the loss of its head (binary or sparse categorical
         cross-entropy) and accuracy. Before the backbone exists (no vocabulary yet) the
@@ -448,23 +620,59 @@ class TextClassifier(keras.Model):
     default_batch_size = _recipe_setting("batch_size")
     default_epochs = _recipe_setting("epochs")
 
-    def fit(self, x=None, y=None, batch_size=None, epochs=None, validation_data=None,
-            shuffle=True, seed=None, **kwargs):
+    def fit(self, x: Sequence[str] | np.ndarray | tf.data.Dataset | TextDataset | None = None,
+            y: Sequence[int] | Sequence[str] | np.ndarray | None = None,
+            batch_size: int | None = None, epochs: int | None = None,
+            validation_data: tuple[Any, Any] | tf.data.Dataset | None = None,
+            shuffle: bool = True, seed: int | None = None,
+            class_names: Sequence[str] | None = None,
+            **kwargs: Any) -> keras.callbacks.History:
         """``keras.Model.fit`` on raw strings.
 
         Args:
-            x: a list/array of strings (with ``y``), or a ``tf.data.Dataset`` of
-                ``(string, label)`` (batched or not); token ids work as for Keras.
-            y: integer labels or class-name strings.
+            x: a list/array of strings (with ``y``), a ``tf.data.Dataset`` of
+                ``(string, label)`` (batched or not), or a
+                :class:`~kerasattn.data.datasets.TextDataset`
+                (``kerasattn.datasets.load``): its train split, its val split as
+                ``validation_data`` unless that is given, and its class names. Token
+                ids work as for Keras.
+            y: integer labels or class-name strings (none with a ``TextDataset``).
             batch_size, epochs: default to the preset's recipe.
             validation_data: ``(texts, labels)`` or a dataset like ``x``.
             shuffle: reshuffle the texts, then the batches, every epoch (batches of
                 similar length).
             seed: the shuffling seed.
+            class_names: the names of integer labels 0, 1, ... (as a
+                ``TextDataset`` gives them); they become the classifier's class names
+                when it has none (or only the default "0", "1", ...), and
+                ``ValueError`` when they differ from its own. ``predict_labels``,
+                ``export`` and the model card then speak them.
             **kwargs: any other ``keras.Model.fit`` argument (callbacks, verbose, ...).
+
+        Returns:
+            Keras's ``History``. ``training_summary`` records the call: its
+            ``"epochs"`` add up over several calls, the other keys are the latest
+            call's.
         """
         batch_size = batch_size or self.default_batch_size
         epochs = epochs or self.default_epochs
+        dataset = x if task_data.is_text_dataset(x) else None
+        if dataset is not None:
+            x, y, validation_data = task_data.dataset_arguments(self, dataset, y,
+                                                                validation_data)
+        if class_names is not None:
+            task_data.adopt_class_names(self, class_names, "class_names")
+        summary = dict(epochs=epochs, batch_size=batch_size, seed=seed, x=x,
+                       validation_data=validation_data, dataset=dataset,
+                       callbacks=kwargs.get("callbacks"))
+        history = self._fit_texts(x, y, batch_size, epochs, validation_data, shuffle, seed,
+                                  **kwargs)
+        self.training_summary = _training_summary(self, history, **summary)
+        return history
+
+    def _fit_texts(self, x, y, batch_size, epochs, validation_data, shuffle, seed,
+                   **kwargs):
+        """``fit`` once its arguments are settled: build, batch, compile, train."""
         task_data.check_training_input(x, y, fitted=self.backbone is not None)
         if self.backbone is None:  # the vocabulary and the classes of the training data
             task_data.adapt(self, x, y)
@@ -482,7 +690,10 @@ class TextClassifier(keras.Model):
         return super().fit(train, epochs=epochs, validation_data=validation_data,
                            shuffle=False, **kwargs)
 
-    def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
+    def evaluate(self, x: Sequence[str] | np.ndarray | tf.data.Dataset | None = None,
+                 y: Sequence[int] | Sequence[str] | np.ndarray | None = None,
+                 batch_size: int | None = None,
+                 **kwargs: Any) -> float | list[float] | dict[str, float]:
         """``keras.Model.evaluate`` on raw strings and labels (or as for Keras)."""
         _require_fitted(self, "evaluate")
         batch_size = batch_size or self.default_batch_size
@@ -491,7 +702,9 @@ class TextClassifier(keras.Model):
             return super().evaluate(x, y, batch_size=batch_size, **kwargs)
         return super().evaluate(data, **kwargs)
 
-    def predict(self, x, batch_size=None, verbose="auto", **kwargs):
+    def predict(self, x: Sequence[str] | np.ndarray | tf.data.Dataset,
+                batch_size: int | None = None, verbose: str | int = "auto",
+                **kwargs: Any) -> np.ndarray:
         """Class probabilities, shape (n, num_classes), for a list of strings (or token
         ids, or a dataset of strings); in input order."""
         _require_fitted(self, "predict")
@@ -503,18 +716,28 @@ class TextClassifier(keras.Model):
         out = super().predict(x, batch_size=batch_size, verbose=verbose, **kwargs)
         return heads.as_probabilities(out).astype(np.float32)
 
-    def predict_labels(self, texts, **kwargs):
+    def predict_labels(self, texts: Sequence[str] | np.ndarray | tf.data.Dataset,
+                       **kwargs: Any) -> list[str]:
         """The predicted class name of each text."""
         return [self.class_names[i] for i in np.argmax(self.predict(texts, **kwargs), axis=1)]
 
-    def explain(self, texts, batch_size=32):
+    def explain(self, texts: Sequence[str], batch_size: int = 32) -> list[Explanation]:
         """Tokens, probabilities and every attention layer's weights per text: a list of
         :class:`kerasattn.interpret.Explanation` (as ``extract_attention`` gives them).
-        A preset without attention (``cnn``, ``mlp``, the RNNs) gives each text's tokens
-        and probabilities with an empty ``attention``."""
+        A preset without attention (``cnn``, ``mlp``, the RNNs) gives a gradient
+        attribution instead: ``attention`` holds one entry, ``"gradient × input"``
+        (axes ``("token",)``, or ``("sentence", "token")`` for a hierarchical preset),
+        each token's score for the predicted class, so the explanation draws its words
+        the same way (under a backend other than TensorFlow: an empty ``attention``)."""
         return _interpret().explain_classifier(self, texts, batch_size=batch_size)
 
-    def attribute(self, texts, method="integrated_gradients", **kwargs):
+    def _repr_html_(self) -> str:
+        """The notebook view: preset, recipe, classes, parameter count (or "not built
+        yet") and the training summary, as a self-contained HTML fragment."""
+        return _classifier_html(self)
+
+    def attribute(self, texts: Sequence[str], method: str = "integrated_gradients",
+                  **kwargs: Any) -> list[TokenAttribution]:
         """One score per token of each text by ``method`` (``"integrated_gradients"``,
         ``"gradient_x_input"``, ``"leave_one_out"``, ``"attention"``, ``"rollout"``):
         a list of :class:`kerasattn.interpret.TokenAttribution`. Keyword arguments go
@@ -522,7 +745,8 @@ class TextClassifier(keras.Model):
         ``baseline``, ``rule``, ``batch_size``)."""
         return _interpret().attribute_classifier(self, texts, method=method, **kwargs)
 
-    def save_to_preset(self, preset_dir, overwrite=False):
+    def save_to_preset(self, preset_dir: str | os.PathLike[str],
+                       overwrite: bool = False) -> str:
         """Write this fitted classifier as a self-contained preset: a directory (or an
         ``hf://NAMESPACE/NAME`` repository, with the ``[hub]`` extra) holding the model,
         its vocabulary, class names and recipe, the run's ``metrics.json`` when it came
@@ -532,25 +756,26 @@ class TextClassifier(keras.Model):
         return preset_dirs.save(self, preset_dir, run_dir=getattr(self, "source_run", None),
                                 overwrite=overwrite)
 
-    def export(self, path, max_length=None):
+    def export(self, path: str | os.PathLike[str], max_length: int | None = None) -> str:
         """Write the raw-text SavedModel of ``training.export`` (TF Serving layout) to
         ``path`` (e.g. ``saved_models/NAME/1``); returns ``path``."""
         return export_classifier(self, path, max_length)
 
-    def save(self, filepath, *args, **kwargs):
+    def save(self, filepath: str | os.PathLike[str], *args: Any, **kwargs: Any) -> None:
         """Save to a ``.keras`` file (``keras.saving.load_model`` reads it back after
         ``import kerasattn``). Other formats are refused: a legacy ``.h5`` file cannot
         hold the preprocessor and the task, and would not load."""
         _check_saveable(self, filepath)
         return super().save(filepath, *args, **kwargs)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         config = super().get_config()
         config.update({name: getattr(self, name) for name in _CONFIG})
+        config["training_summary"] = _plain(self.training_summary)
         config["preprocessor"] = keras.saving.serialize_keras_object(self.preprocessor)
         return config
 
-    def compile_from_config(self, config):
+    def compile_from_config(self, config: dict[str, Any]) -> None:
         """Compile a loaded classifier as it was saved (optimizer state included)."""
         config = keras.saving.deserialize_keras_object(config)
         self.compile(**config)
@@ -558,5 +783,5 @@ class TextClassifier(keras.Model):
             self.optimizer.build(self.trainable_variables)
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> TextClassifier:
         return cls(**_arguments_of_config(config))

@@ -180,6 +180,21 @@ def test_explain_gives_the_attention_of_extract_attention(fitted):
     assert "prediction:" in hier._repr_html_()
 
 
+def test_explain_on_cnn_draws_a_gradient_attribution_and_the_summary_is_saved(fitted):
+    m = fitted["cnn"]
+    clf = m["clf"]
+    (ex,) = clf.explain(["a good film"])
+    assert ex.tokens == ["a", "good", "film"]
+    assert list(ex.attention) == ["gradient × input"]
+    assert ex.attention["gradient × input"].shape == (3,)
+    page = ex._repr_html_()
+    assert all(f">{w}</span>" in page for w in ex.tokens)
+    # what fit trained comes back from the .keras file
+    assert clf.training_summary["epochs"] == len(m["history"]["loss"]) == 1
+    assert clf.training_summary["class_names"] == ["neg", "pos"]
+    assert m["loaded"].training_summary == clf.training_summary
+
+
 def test_the_preset_recipe_is_the_compile_default(fitted):
     from kerasattn.optimizers import GroupedSGD
 

@@ -3,11 +3,14 @@
 
 - :func:`explain_classifier`: each text's tokens, probabilities and every attention
   layer's weights (:class:`~kerasattn.interpret.attention.Explanation`), with the
-  classifier's class names;
+  classifier's class names; for a classifier without attention, each token's
+  gradient × input score in their place (:data:`GRADIENT`);
 - :func:`attribute_classifier`: one score per token of each text by an attribution
   method (:class:`~kerasattn.interpret.attributions.TokenAttribution`).
 """
 
+import keras
+import numpy as np
 import tensorflow as tf
 
 from kerasattn.interpret.attention import Explanation, attention_layers, extract_attention
@@ -33,8 +36,12 @@ def explain_classifier(classifier, texts, batch_size=32):
     """Tokens, probabilities and every attention layer's weights per text of ``texts``
     (a list of str): a list of :class:`~kerasattn.interpret.attention.Explanation`, as
     :func:`~kerasattn.interpret.attention.extract_attention` gives them, with the
-    classifier's class names. A classifier without attention gives each text's tokens
-    and probabilities with an empty ``attention``."""
+    classifier's class names. A classifier without attention gives a gradient
+    attribution in its place: ``attention`` holds one entry, :data:`GRADIENT` (each
+    token's gradient × input score for the predicted class, axes ``("token",)``, or
+    ``("sentence", "token")`` for a hierarchical model, the shorter sentences padded with
+    0), so an explanation draws the words the same way. Gradients need the TensorFlow
+    backend: under another, ``attention`` is empty."""
     texts = _fitted_texts(classifier, texts, "explain")
     pre = classifier.preprocessor.text_preprocessor
     names = _class_names(classifier)
@@ -43,11 +50,35 @@ def explain_classifier(classifier, texts, batch_size=32):
         for explanation in found:
             explanation.class_names = names
         return found
+    if keras.backend.backend() == "tensorflow" and texts:
+        return [_gradient_explanation(a, names) for a in attribute_classifier(
+            classifier, texts, method="gradient_x_input", batch_size=batch_size)]
     probs = classifier.predict(texts, batch_size=batch_size, verbose=0)
     tokens = pre.tokenize(tf.constant(texts, tf.string, shape=[len(texts)])).to_list()
     return [Explanation(tokens=_decoded(t), probabilities=p, attention={}, axes={},
                         hierarchical=pre.hierarchical, class_names=names)
             for t, p in zip(tokens, probs)]
+
+
+GRADIENT = "gradient × input"
+"""The ``attention`` key of an explanation of a classifier without attention."""
+
+
+def _gradient_explanation(attribution, names):
+    """An :class:`Explanation` holding a gradient × input attribution as its one
+    "attention" entry."""
+    if attribution.hierarchical:
+        longest = max((len(s) for s in attribution.scores), default=0)
+        scores = np.zeros((len(attribution.scores), longest), np.float32)
+        for i, sentence in enumerate(attribution.scores):
+            scores[i, :len(sentence)] = sentence
+        axes = ("sentence", "token")
+    else:
+        scores, axes = np.asarray(attribution.scores, np.float32), ("token",)
+    return Explanation(tokens=attribution.tokens,
+                       probabilities=np.asarray(attribution.probabilities, np.float32),
+                       attention={GRADIENT: scores}, axes={GRADIENT: axes},
+                       hierarchical=attribution.hierarchical, class_names=names)
 
 
 def _decoded(tokens):
