@@ -6,10 +6,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import keras
 import numpy as np
 import pytest
+import requests  # TensorFlow's dependency: the connection error huggingface_hub < 1 raised
 
 from kerasattn import TextClassifier, preset_dirs
 
@@ -123,7 +125,8 @@ def test_hf_handles_upload_and_download_through_huggingface_hub(fitted, tmp_path
         fitted.save_to_preset("hf://just-a-name")
 
 
-def test_a_run_becomes_a_preset_with_its_metrics_and_a_model_card(tmp_path, capsys):
+def test_a_run_becomes_a_preset_with_its_metrics_and_a_model_card(tmp_path, capsys,
+                                                                  monkeypatch):
     from kerasattn.cli import export, train
 
     data = tmp_path / "d.csv"
@@ -141,14 +144,159 @@ def test_a_run_becomes_a_preset_with_its_metrics_and_a_model_card(tmp_path, caps
     accuracy = metrics["test"]["accuracy"]
     assert f"- test: {accuracy:.4f} (95 % interval over its" in card
     assert "python -m training.train --model mlp" in card and "## Data" in card
+    # the same card as from Python: every section, what the run trained
+    assert [line for line in card.splitlines() if line.startswith("## ")] == [
+        "## Use", "## Model", "## Data", "## Training", "## Accuracy", "## Intended use",
+        "## Limitations", "## Licence", "## Citation"]
+    assert f"- epochs: {metrics['epochs_run']} run of 1 asked for" in card
+    metadata = json.load(open(os.path.join(target, "metadata.json")))
+    assert (metadata["trained"]["epochs"], metadata["trained"]["epochs_requested"]) == (1, 1)
+    assert metadata["trained"]["dataset"]["name"] == f"csv:{data}"
+    assert metadata["trained"]["commands"][0].startswith("python -m training.train --model mlp")
     assert export.main(["--run", run_dir, "--preset", target]) == 2
     assert "exists; pass overwrite=True" in capsys.readouterr().err
     assert export.main(["--run", run_dir, "--preset", target, "--output", "x"]) == 2
     clf = TextClassifier.from_preset(target)
     assert clf.preset == "mlp" and clf.class_names == ["neg", "pos"]
+    # --preset hf://... with the Hub unreachable: one error line, exit status 2
+    capsys.readouterr()
+    monkeypatch.setattr(preset_dirs, "_hub", lambda: _FailingHub(
+        requests.ConnectionError("Failed to establish a new connection\nretries exceeded")))
+    assert export.main(["--run", run_dir, "--preset", "hf://me/from-run"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("error: hf://me/from-run: uploading to the Hugging Face Hub failed: the Hub "
+                   "cannot be reached (offline, or no connection): ConnectionError: Failed to "
+                   "establish a new connection\n")
 
 
 def test_the_wilson_interval_by_hand():
     low, high = preset_dirs._interval(0.9, 100)
     assert abs(low - 0.8256) < 1e-3 and abs(high - 0.9448) < 1e-3
     assert preset_dirs._interval(0.5, 0) == (0.5, 0.5)
+
+
+class _FailingHub:
+    """huggingface_hub whose every call to the Hub raises ``error``."""
+
+    def __init__(self, error):
+        failing = self
+        self.error = error
+
+        class HfApi:
+            def __init__(self, **kwargs):
+                pass
+
+            def create_repo(self, repo_id, exist_ok=False):
+                raise failing.error
+
+            def upload_folder(self, **kwargs):
+                raise failing.error
+
+        self.HfApi = HfApi
+
+    def snapshot_download(self, repo_id, **kwargs):
+        raise self.error
+
+
+class HfHubHTTPError(OSError):
+    """A stand-in of huggingface_hub's HTTP error (the real one is built from a response)."""
+
+
+class RepositoryNotFoundError(HfHubHTTPError):
+    pass
+
+
+HUB_FAILURES = [  # (module, class, message, the reason the PresetError gives)
+    ("requests", "ConnectionError", "Failed to establish a new connection\nMax retries",
+     "the Hub cannot be reached (offline, or no connection): ConnectionError: Failed to "
+     "establish a new connection"),
+    ("builtins", "TimeoutError", "timed out", "the Hub cannot be reached (offline, or no "
+     "connection): TimeoutError: timed out"),
+    ("huggingface_hub.errors", "OfflineModeIsEnabled", "Cannot reach https://huggingface.co: "
+     "offline mode is enabled.", "the Hub cannot be reached (offline, or no connection): "
+     "OfflineModeIsEnabled: Cannot reach https://huggingface.co: offline mode is enabled."),
+    ("huggingface_hub.errors", "HFValidationError", "Repo id must use alphanumeric chars",
+     "the Hub refuses this repository id: HFValidationError: Repo id must use alphanumeric "
+     "chars"),
+    (__name__, "HfHubHTTPError", "500 Server Error: Internal Server Error\n\nRequest id: 1",
+     "HfHubHTTPError: 500 Server Error: Internal Server Error"),
+    (__name__, "RepositoryNotFoundError", "404 Client Error. Repository Not Found",
+     "no such repository, or it is private or gated (log in with `hf auth login`): "
+     "RepositoryNotFoundError: 404 Client Error. Repository Not Found"),
+]
+
+
+@pytest.mark.parametrize("module, name, message, reason", HUB_FAILURES,
+                         ids=[f[1] for f in HUB_FAILURES])
+def test_every_hub_failure_is_one_preset_error_line_naming_the_location(
+        fitted, tmp_path, monkeypatch, module, name, message, reason):
+    error = getattr(pytest.importorskip(module), name)(message)
+    monkeypatch.setattr(preset_dirs, "_hub", lambda: _FailingHub(error))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where a hub save works
+    with pytest.raises(preset_dirs.PresetError) as raised:
+        fitted.save_to_preset("hf://me/sentiment")
+    assert str(raised.value) == ("hf://me/sentiment: uploading to the Hugging Face Hub "
+                                 f"failed: {reason}")
+    assert raised.value.__suppress_context__ and os.listdir(tmp_path) == []  # no leftovers
+    with pytest.raises(preset_dirs.PresetError) as raised:
+        TextClassifier.from_preset("hf://me/sentiment")
+    assert str(raised.value) == ("hf://me/sentiment: downloading from the Hugging Face Hub "
+                                 f"failed: {reason}")
+
+
+def test_the_real_hub_offline_is_one_preset_error_line(fitted, tmp_path, monkeypatch):
+    pytest.importorskip("huggingface_hub")
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)  # no request leaves
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(preset_dirs.PresetError, match=r"^hf://me/sentiment: downloading from "
+                       r"the Hugging Face Hub failed: the Hub cannot be reached \(offline, "
+                       r"or no connection\): LocalEntryNotFoundError: Cannot find") as raised:
+        TextClassifier.from_preset("hf://me/sentiment")
+    assert "\n" not in str(raised.value)
+    with pytest.raises(preset_dirs.PresetError, match=r"^hf://me/sentiment: uploading to the "
+                       r"Hugging Face Hub failed: the Hub cannot be reached \(offline, or no "
+                       r"connection\): OfflineModeIsEnabled: Cannot reach") as raised:
+        fitted.save_to_preset("hf://me/sentiment")
+    assert "\n" not in str(raised.value)
+
+
+def test_without_huggingface_hub_an_hf_preset_is_one_preset_error(fitted, monkeypatch):
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # import fails
+    expected = ("hf://me/sentiment: hf:// presets need huggingface_hub: pip install "
+                "'kerasattn[hub]'")
+    with pytest.raises(preset_dirs.PresetError) as raised:
+        fitted.save_to_preset("hf://me/sentiment")
+    assert str(raised.value) == expected
+    with pytest.raises(preset_dirs.PresetError) as raised:
+        TextClassifier.from_preset("hf://me/sentiment")
+    assert str(raised.value) == expected
+
+
+BAD_HANDLES = ["hf://../..", "hf://me/x--y", "hf://me/-x", "hf://me/x.", "hf://me/a b",
+               "hf://me/" + "a" * 97, "hf://..me/x", "hf://me/x.git", "hf://me/x/y", "hf://me",
+               "hf://"]
+
+
+@pytest.mark.parametrize("handle", BAD_HANDLES)
+def test_a_repository_id_the_hub_refuses_is_refused_before_any_call(fitted, monkeypatch,
+                                                                    handle):
+    monkeypatch.setattr(preset_dirs, "_hub", lambda: pytest.fail("the Hub was called"))
+    with pytest.raises(preset_dirs.PresetError, match=r"an hf:// preset is "
+                                                     r"hf://NAMESPACE/NAME \(letters"):
+        TextClassifier.from_preset(handle)
+    with pytest.raises(preset_dirs.PresetError, match=r"hf://NAMESPACE/NAME"):
+        fitted.save_to_preset(handle)
+
+
+def test_the_repository_id_rule_is_the_hubs():
+    validate = pytest.importorskip("huggingface_hub.utils").validate_repo_id
+    for handle in BAD_HANDLES:
+        repo = handle[len("hf://"):]
+        if repo.count("/") == 1:  # a namespace and a name: the Hub refuses it too
+            with pytest.raises(ValueError):
+                validate(repo)
+    for repo in ("me/my-sentiment_1.0", "Org_2/x", "a/" + "b" * 96, "me/_x"):
+        validate(repo)
+        assert preset_dirs._repo(f"hf://{repo}/") == repo
