@@ -13,8 +13,12 @@ order (at once when Keras is imported already, else when Keras is).
 
 Entry points: :class:`TextClassifier` (raw strings in, probabilities and attention
 out), ``kerasattn.data.datasets.load``, ``kerasattn.models.get``,
-``kerasattn.interpret`` and the ``kerasattn`` command (``python -m training.*``).
+``kerasattn.interpret`` and the ``kerasattn`` command (``kerasattn --help``).
+
+The public API carries type hints (the package ships ``py.typed``, PEP 561).
 """
+
+from __future__ import annotations
 
 import contextlib
 import functools
@@ -22,15 +26,21 @@ import importlib
 import importlib.machinery
 import os
 import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from kerasattn._quiet import physical_gpus, quiet_native_import
 
+wrapt: ModuleType | None
 try:  # wrapt (a dependency of TensorFlow) runs a hook after a module's import
     import wrapt
 except ImportError:  # no wrapt: the zoo registers at once (imports Keras)
     wrapt = None
 
-__version__ = "0.1.0"
+# the one place the version is written: pyproject.toml reads it, CITATION.cff and
+# CHANGELOG.md's latest release are tested against it
+__version__ = "0.2.0"
 
 # name -> the module that defines it
 _NAMES = {"TextClassifier": "kerasattn.tasks", "TextClassifierPreprocessor": "kerasattn.tasks"}
@@ -40,8 +50,14 @@ _SUBMODULES = ("callbacks", "data", "embeddings", "evaluation", "experiments", "
 
 __all__ = ["TextClassifier", "TextClassifierPreprocessor", "__version__", *_SUBMODULES]
 
+if TYPE_CHECKING:  # what the lazy names are, for type checkers (nothing imported here)
+    from kerasattn import (callbacks, data, embeddings, evaluation, experiments, export,
+                           interpret, layers, metrics, models, optimizers, prediction,
+                           recipes, run_data, runs, tasks, training)
+    from kerasattn.tasks import TextClassifier, TextClassifierPreprocessor
 
-def _import(name):
+
+def _import(name: str) -> ModuleType:
     """Import ``name`` with TensorFlow's and absl's start-up lines that say nothing
     dropped (at ``TF_CPP_MIN_LOG_LEVEL`` 2 unless the user set a level)."""
     if "tensorflow" in sys.modules or "keras" in sys.modules:
@@ -52,7 +68,7 @@ def _import(name):
         return importlib.import_module(name)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     _retry_registration()
     if name in _NAMES:
         return getattr(_import(_NAMES[name]), name)
@@ -61,15 +77,15 @@ def __getattr__(name):
     raise AttributeError(f"module 'kerasattn' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-def register_keras_objects(_keras=None):
+def register_keras_objects(_keras: object = None) -> None:
     """Register the zoo's layers, optimizer and task with Keras (import their modules).
     Called by ``import kerasattn`` once Keras is imported; the task needs TensorFlow (its
     preprocessing is tf.strings / tf.lookup), so a process with Keras on JAX or PyTorch
-    and no TensorFlow (``training.portable fit``) registers the rest."""
+    and no TensorFlow (``kerasattn portable fit``) registers the rest."""
     global _PENDING
     _import("kerasattn.layers")
     _import("kerasattn.optimizers")
@@ -88,7 +104,7 @@ def register_keras_objects(_keras=None):
 _PENDING = False  # Keras is imported, but the registration waits for kerasattn's imports
 
 
-def _on_keras_import(_keras=None):
+def _on_keras_import(_keras: object = None) -> None:
     """Keras was just imported. When a kerasattn module imported it, that module is
     still half made: registering now would import it again, half made, so it waits
     until :func:`_retry_registration` (when that module's import ends, see
@@ -101,7 +117,7 @@ def _on_keras_import(_keras=None):
 _IMPORTING = 0  # how many kerasattn submodules, begun before Keras was, are mid-import
 
 
-def _retry_registration():
+def _retry_registration() -> None:
     """Register the zoo if Keras is imported and no kerasattn module is half made:
     registering imports the layers, which may import the very module whose import
     imported Keras, and a half-made module cannot be imported again. While one is,
@@ -118,18 +134,21 @@ class _QuietSubmodules:
     ``kerasattn.<name>``. When the outermost one ends, the zoo registers with Keras if
     that import imported Keras."""
 
-    def find_spec(self, fullname, path, target=None):
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if not fullname.startswith("kerasattn.") or fullname == "kerasattn._quiet" \
                 or "keras" in sys.modules:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        spec.loader.exec_module = functools.partial(_counted_import, spec.loader.exec_module)
+        # this one spec's loader: its module's import is counted (see _counted_import)
+        spec.loader.exec_module = functools.partial(  # type: ignore[method-assign]
+            _counted_import, spec.loader.exec_module)
         return spec
 
 
-def _counted_import(run, module):
+def _counted_import(run: Callable[[ModuleType], None], module: ModuleType) -> None:
     global _IMPORTING
     quiet = "tensorflow" not in sys.modules and "keras" not in sys.modules
     if quiet:
@@ -149,7 +168,7 @@ if not any(isinstance(f, _QuietSubmodules) for f in sys.meta_path):
     sys.meta_path.insert(0, _QuietSubmodules())
 
 
-def _register_when_keras_is_imported():
+def _register_when_keras_is_imported() -> None:
     if "keras" in sys.modules:
         _on_keras_import()
         return

@@ -491,7 +491,7 @@ def test_the_license_is_the_apache_license():
     assert "Version 2.0, January 2004" in text
     assert "END OF TERMS AND CONDITIONS" in text and "APPENDIX: How to apply" in text
     assert len(text) > 10_000
-    assert 'license = {text = "Apache-2.0"}' in (ROOT / "pyproject.toml").read_text()
+    assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text()
 
 
 def test_citation_cff_is_valid_cff_1_2_0():

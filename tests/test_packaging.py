@@ -112,13 +112,14 @@ def test_every_command_names_a_module_under_kerasattn_cli():
 
 
 def _copy_sources(dest):
-    """What a clean checkout builds from: pyproject.toml, README.md and the package.
+    """What a clean checkout builds from: pyproject.toml, README.md, LICENSE (the
+    licence file the metadata carries) and the package.
 
     pip builds a local directory in place (build/ and kerasattn.egg-info beside
     pyproject.toml), so the test builds a copy: the checkout stays untouched,
     and concurrent test runs do not share a build directory."""
     dest.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, dest / name)
     shutil.copytree(ROOT / "kerasattn", dest / "kerasattn",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -297,3 +298,152 @@ def test_presets_piped_into_a_reader_that_stops_early_ends_without_a_traceback()
     os.close(read_end)  # the reader is gone before the table is written
     err = process.stderr.read().decode()
     assert process.wait(timeout=120) == 0 and err == "", err
+
+
+# -- a package that looks published (issue 79, item 6) --------------------------------------
+
+def _pyproject():
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("argv", [[c, "--help"] for c in COMMANDS] + [
+    ["portable", "fit", "--help"], ["portable"]])
+def test_help_names_the_installed_command_not_the_checkout_form(argv, capsys):
+    """An installed user has no ``training`` package: help names ``kerasattn COMMAND``."""
+    try:
+        cli.main(argv)
+    except SystemExit:
+        pass
+    out, err = capsys.readouterr()
+    assert f"kerasattn {argv[0]}" in out + err
+    assert "python -m training" not in out + err
+    assert "training." not in out.replace("kerasattn.training.", ""), out
+
+
+def test_portable_errors_name_the_installed_commands(tmp_path, capsys):
+    assert cli.main(["portable", "prepare", "--jobs"]) == 2
+    assert capsys.readouterr().err == ("error: --jobs needs a file: one run a line, its name "
+                                       "then kerasattn train's arguments\n")
+    with pytest.raises(SystemExit) as done:
+        cli.main(["portable", "fit", "--run", str(tmp_path)])
+    assert done.value.code == 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path} is not a prepared run (no config.json); make it with kerasattn "
+        "portable prepare (see 'kerasattn portable fit --help')\n")
+
+
+def test_the_build_requirement_is_bounded_and_takes_the_tested_setuptools():
+    """setuptools from 77 (PEP 639: the SPDX ``license`` string and ``license-files``), below
+    an upper bound, and the version requirements-test.txt pins (the build the tests make)
+    inside that range."""
+    from packaging.requirements import Requirement
+
+    (requirement,) = map(Requirement, _pyproject()["build-system"]["requires"])
+    assert requirement.name == "setuptools"
+    assert {s.operator for s in requirement.specifier} == {">=", "<"}
+    assert not requirement.specifier.contains("76.1.0")
+    assert requirement.specifier.contains("77.0.3")
+    pins = [line.split("==")[1].strip() for line in
+            (ROOT / "requirements-test.txt").read_text(encoding="utf-8").splitlines()
+            if line.startswith("setuptools==")]
+    assert len(pins) == 1 and requirement.specifier.contains(pins[0]), pins
+
+
+def test_the_metadata_names_the_licence_authors_and_classifiers():
+    project = _pyproject()["project"]
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").lstrip().startswith("Apache License")
+    assert project["authors"] == [{"name": "kerasattn contributors"}]
+    classifiers = project["classifiers"]
+    assert not [c for c in classifiers if c.startswith("License ::")]  # PEP 639: the SPDX string
+    assert "Programming Language :: Python :: 3.11" in classifiers
+    assert project["requires-python"] == ">=3.11"
+    assert classifiers == sorted(classifiers) and len(set(classifiers)) == len(classifiers)
+
+
+def test_the_version_is_written_in_one_place():
+    """``kerasattn.__version__``: pyproject.toml reads it, CITATION.cff and the changelog's
+    latest release say it (tests/test_docs.py checks CITATION.cff's)."""
+    import re
+
+    pyproject = _pyproject()
+    assert "version" not in pyproject["project"] and pyproject["project"]["dynamic"] == ["version"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "kerasattn.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", kerasattn.__version__)
+    releases = re.findall(r"^## \[([^\]]+)\]", (ROOT / "CHANGELOG.md").read_text(
+        encoding="utf-8"), re.M)
+    assert releases[0] == "Unreleased" and releases[1] == kerasattn.__version__, releases
+    written = [p.relative_to(ROOT).as_posix() for p in (ROOT / "kerasattn").rglob("*.py")
+               if f'"{kerasattn.__version__}"' in p.read_text(encoding="utf-8")]
+    assert written == ["kerasattn/__init__.py"]
+
+
+def test_every_extra_is_in_the_install_sections():
+    """The README's install paragraph and getting started's Install section name every
+    extra of pyproject.toml (and no extra it lacks)."""
+    import re
+
+    extras = set(_pyproject()["project"]["optional-dependencies"])
+    assert {"serving", "benchmarks", "vectors", "hub", "jax", "test"} <= extras
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = readme[readme.index("`pip install .`"):readme.index("## Python quickstart")]
+    assert set(re.findall(r"`\[([a-z]+)\]`", install)) == extras
+    started = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    section = started[started.index("## Install\n"):]
+    section = section[:section.index("\n## ", 1)]
+    assert set(re.findall(r"^\| `kerasattn\[([a-z]+)\]` \|", section, re.M)) == extras
+
+
+def test_the_installed_package_looks_published(installed):
+    """What ``pip show`` and a package index read: licence expression and file, authors,
+    classifiers, keywords; and the ``py.typed`` marker installed with the package."""
+    code = ("import importlib.metadata as m, json; d = m.distribution('kerasattn'); "
+            "md = d.metadata; print(json.dumps({k: md.get_all(k) for k in ("
+            "'Metadata-Version', 'License-Expression', 'License-File', 'Author', "
+            "'Classifier', 'Keywords', 'License')})); "
+            "print(json.dumps(sorted(str(f) for f in d.files)))")
+    meta, files = installed.run(installed.python, "-c", code).stdout.strip().splitlines()[-2:]
+    import json
+
+    meta, files = json.loads(meta), json.loads(files)
+    assert meta["License-Expression"] == ["Apache-2.0"] and meta["License"] is None
+    assert meta["License-File"] == ["LICENSE"]
+    assert meta["Author"] == ["kerasattn contributors"]
+    assert meta["Classifier"] == _pyproject()["project"]["classifiers"]
+    assert "interpretability" in meta["Keywords"][0]
+    assert "kerasattn/py.typed" in files
+    assert any(f.endswith("licenses/LICENSE") for f in files), files
+
+
+def test_a_type_checker_reads_the_installed_package(installed):
+    """mypy, outside the checkout and with no configuration, reads the installed package's
+    hints (``py.typed``; without it: "missing library stubs or py.typed marker")."""
+    (installed.tmp / "uses_kerasattn.py").write_text(
+        "import kerasattn\nreveal_type(kerasattn.TextClassifier.from_preset('cnn'))\n")
+
+    def mypy():
+        return subprocess.run(
+            [str(installed.python), "-m", "mypy", "--cache-dir", str(installed.tmp / "mypy"),
+             "--no-color-output", "uses_kerasattn.py"],
+            capture_output=True, text=True, env=installed.env, cwd=installed.tmp, timeout=600)
+
+    result = mypy()
+    assert result.stdout.splitlines() == [
+        'uses_kerasattn.py:2: note: Revealed type is "kerasattn.tasks.TextClassifier"',
+        "Success: no issues found in 1 source file"], result.stdout + result.stderr
+    assert result.returncode == 0
+
+    # the marker is what makes it so
+    site = installed.run(installed.python, "-c", "import kerasattn, os; "
+                         "print(os.path.dirname(kerasattn.__file__))").stdout.split()[-1]
+    marker = pathlib.Path(site) / "py.typed"
+    marker.unlink()
+    try:
+        result = mypy()
+    finally:
+        marker.write_text("")
+    assert result.returncode == 1
+    assert "missing library stubs or py.typed marker" in result.stdout, result.stdout

@@ -23,12 +23,24 @@ def _part(module):
     return parts[1] if len(parts) > 1 else "kerasattn"
 
 
+def _runtime_tree(source):
+    """``source`` parsed, without the bodies of ``if TYPE_CHECKING:`` blocks: imports
+    for type checkers only, never run."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and (getattr(node.test, "id", None) == "TYPE_CHECKING"
+                                         or getattr(node.test, "attr", None)
+                                         == "TYPE_CHECKING"):
+            node.body = [ast.Pass()]
+    return tree
+
+
 def import_graph():
     """part -> the other parts it imports."""
     graph = collections.defaultdict(set)
     for path in ROOT.rglob("*.py"):
         source = _module(path)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_runtime_tree(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
             elif isinstance(node, ast.Import):
@@ -70,6 +82,16 @@ def test_no_two_parts_of_the_package_import_each_other():
     assert cycle is None, " -> ".join(cycle)
 
 
+def test_imports_for_type_checkers_only_are_not_run():
+    source = ("from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n"
+              "    from kerasattn import a\nif typing.TYPE_CHECKING:\n    import kerasattn.b\n"
+              "else:\n    import kerasattn.c\n")
+    found = [n for n in ast.walk(_runtime_tree(source))
+             if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert [getattr(n, "module", None) or n.names[0].name for n in found] == [
+        "typing", "typing", "kerasattn.c"]
+
+
 def test_the_cycle_finder_finds_one():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
@@ -109,7 +131,7 @@ def module_graph(imports=_module_scope_imports):
     graph = collections.defaultdict(set)
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in imports(_runtime_tree(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:

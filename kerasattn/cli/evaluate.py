@@ -1,6 +1,6 @@
 """Recompute a run's metrics from its directory alone.
 
-    python -m training.evaluate --run runs/gru-imdb-20261121-120000 [--write]
+    kerasattn evaluate --run runs/gru-imdb-20261121-120000 [--write]
 
 Rebuilds the dataset split exactly as in training (same validation fraction
 and seed), reloads the saved preprocessor and best model, and prints the
@@ -23,7 +23,7 @@ the random baseline and the permutations. It prints the Markdown tables and
 stores the rows under ``"faithfulness"`` in ``metrics.json`` (the other metrics
 are kept; they are recomputed too only when ``--split`` is given).
 
-    python -m training.evaluate --run runs/sanet-base-sst2 --faithfulness \\
+    kerasattn evaluate --run runs/sanet-base-sst2 --faithfulness \\
         [--faithfulness-sample 200] [--seed 0] [--ig-steps 32]
 """
 

@@ -1,12 +1,12 @@
 """Show what a trained model attends to, and what its prediction rests on: an HTML
 colour map and PNG heatmaps.
 
-    python -m training.explain --run runs/sanet-base-imdb --text "a wonderful film" \\
+    kerasattn explain --run runs/sanet-base-imdb --text "a wonderful film" \\
         --output explain/imdb.html
-    python -m training.explain --run DIR --input reviews.txt --output page.html  # one text per line
-    python -m training.explain --run runs/gru-sst2 --text "dull" --output gru.html \\
+    kerasattn explain --run DIR --input reviews.txt --output page.html  # one text per line
+    kerasattn explain --run runs/gru-sst2 --text "dull" --output gru.html \\
         --attribution leave_one_out
-    python -m training.explain --run DIR --serve [--port 8765] [--host 127.0.0.1]
+    kerasattn explain --run DIR --serve [--port 8765] [--host 127.0.0.1]
         # an interactive page: type texts, see the same (kerasattn.explain_server)
 
 Loads the run's best model and preprocessor, extracts every attention tensor

@@ -1,20 +1,21 @@
 """Export a trained run as a SavedModel that takes raw text (TensorFlow Serving layout).
 
-    python -m training.export --run runs/transformer-imdb-... [--output saved_models/NAME[/VERSION]]
+    kerasattn export --run runs/transformer-imdb-... [--output saved_models/NAME[/VERSION]]
 
 Without ``--output`` the model goes to ``saved_models/<run name>/<next version>/``;
 with a base path (no version number at the end) to its next version. Signatures:
 ``serving_default`` (text -> probabilities, label, label_name) and ``explain``
 (text -> tokens, probabilities and the attention tensors); see
-:mod:`kerasattn.export`. Try it with ``python -m training.predict --model-dir PATH``.
+:mod:`kerasattn.export`. Try it with ``kerasattn predict --model-dir PATH``.
 
 A run whose training did not finish (no ``metrics.json``: interrupted, or still
-running) is refused: resume it with the same ``training.train`` command first, or
+running) is refused: resume it with the same ``kerasattn train`` command first, or
 pass ``--allow-unfinished`` to export its best epoch so far (with a warning).
 A class name with a line break is refused too (``assets/labels.txt`` holds one
 name per line). ``--preset DIR`` (or ``hf://NAMESPACE/NAME``) writes a preset instead:
 the classifier, its vocabulary, the run's metrics and a model card, for
-``TextClassifier.from_preset(DIR)`` (:mod:`kerasattn.preset_dirs`). Errors are one
+``TextClassifier.from_preset(DIR)`` (:mod:`kerasattn.preset_dirs`). Errors, the Hub's
+included (offline, no connection, an HTTP error, a repository id it refuses), are one
 ``error: ...`` line on stderr and exit status 2.
 """
 
@@ -73,7 +74,7 @@ def main(argv=None):
         if not args.allow_unfinished:
             return _error(f"{args.run} is an unfinished run (no {runs.METRICS}): its training "
                           f"was interrupted or is still running; resume it with the same "
-                          f"training.train command, or pass --allow-unfinished to export its "
+                          f"kerasattn train command, or pass --allow-unfinished to export its "
                           f"best epoch so far")
         print(f"warning: {args.run} is an unfinished run (no {runs.METRICS}): exporting its "
               f"best epoch so far, not a finished model", file=sys.stderr)

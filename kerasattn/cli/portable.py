@@ -1,16 +1,16 @@
-"""``kerasattn portable`` / ``python -m training.portable``: train on any Keras backend.
+"""``kerasattn portable``: train on any Keras backend.
 
-    python -m training.portable prepare --model transformer --dataset imdb --layers 2 \\
+    kerasattn portable prepare --model transformer --dataset imdb --layers 2 \\
         --heads 4 --epochs 3 --output-dir runs/portable --run-name transformer-imdb-l2-h4
-    KERAS_BACKEND=jax python -m training.portable fit --run runs/portable/transformer-imdb-l2-h4
-    python -m training.portable prepare --jobs benchmarks/portable_imdb.txt --output-dir DIR
-    KERAS_BACKEND=jax python -m training.portable fit --parallel 4 --run DIR/a --run DIR/b ...
+    KERAS_BACKEND=jax kerasattn portable fit --run runs/portable/transformer-imdb-l2-h4
+    kerasattn portable prepare --jobs benchmarks/portable_imdb.txt --output-dir DIR
+    KERAS_BACKEND=jax kerasattn portable fit --parallel 4 --run DIR/a --run DIR/b ...
 
-``prepare`` (where TensorFlow is) takes exactly ``training.train``'s arguments and
+``prepare`` (where TensorFlow is) takes exactly ``kerasattn train``'s arguments and
 writes a run directory with every split's token ids; ``fit`` (any backend: JAX or
 PyTorch on an accelerator machine without TensorFlow) trains it and completes the run
-directory as ``training.train`` does. ``prepare --jobs FILE`` prepares one run a line
-(its name, then ``training.train``'s arguments). Argument parsing only: the work is
+directory as ``kerasattn train`` does. ``prepare --jobs FILE`` prepares one run a line
+(its name, then ``kerasattn train``'s arguments). Argument parsing only: the work is
 :mod:`kerasattn.training.prepared`'s (prepare), :mod:`kerasattn.training.portable_fit`'s
 (fit) and :mod:`kerasattn.training.parallel`'s (fit --parallel).
 """
@@ -29,7 +29,7 @@ from kerasattn.training.errors import ConfigError, DivergedError
 
 
 def build_fit_parser():
-    """The parser of ``portable fit``'s arguments (``prepare`` takes ``training.train``'s)."""
+    """The parser of ``portable fit``'s arguments (``prepare`` takes ``kerasattn train``'s)."""
     p = ArgumentParser(prog="kerasattn portable fit")
     p.add_argument("--run", action="append", required=True,
                    help="a prepared run directory (repeatable)")
@@ -64,7 +64,7 @@ def main(argv=None):
             if argv[1:2] == ["--jobs"]:
                 if len(argv) < 3:
                     raise ConfigError("--jobs needs a file: one run a line, its name then "
-                                      "training.train's arguments")
+                                      "kerasattn train's arguments")
                 prepared.prepare_jobs(argv[2], argv[3:])
             else:
                 prepared.prepare(argv[1:])
@@ -79,7 +79,7 @@ def main(argv=None):
             p.error(f"--run {run_dir} is given twice")
         if not os.path.exists(os.path.join(run_dir, runs.CONFIG)):
             p.error(f"{run_dir} is not a prepared run (no config.json); make it with "
-                    "training.portable prepare")
+                    "kerasattn portable prepare")
     if args.parallel > 1 and len(args.run) > 1:
         flags = ["--mixed-precision", args.mixed_precision, "--verbose", str(args.verbose),
                  "--bucket-step", str(args.bucket_step),

@@ -1,9 +1,9 @@
 """Predict with an exported SavedModel alone (no kerasattn model code is loaded).
 
-    python -m training.predict --model-dir saved_models/NAME/1 "a great film" "dull"
-    python -m training.predict --model-dir saved_models/NAME/1 --input reviews.txt
-    cat reviews.txt | python -m training.predict --model-dir saved_models/NAME/1 -
-    python -m training.predict --model-dir saved_models/NAME/1 "a great film" --explain page.html
+    kerasattn predict --model-dir saved_models/NAME/1 "a great film" "dull"
+    kerasattn predict --model-dir saved_models/NAME/1 --input reviews.txt
+    cat reviews.txt | kerasattn predict --model-dir saved_models/NAME/1 -
+    kerasattn predict --model-dir saved_models/NAME/1 "a great film" --explain page.html
 
 Prints one JSON object per text: ``{"text", "label", "label_name", "probabilities"}``
 (``probabilities`` keyed by label name), reading texts in batches. ``--explain

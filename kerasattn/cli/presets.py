@@ -1,4 +1,4 @@
-"""``kerasattn presets`` / ``python -m training.presets``: list the zoo's presets.
+"""``kerasattn presets``: list the zoo's presets.
 
     kerasattn presets                      # every preset: family, kind, recipes, description
     kerasattn presets --family sanet       # one family

@@ -1,6 +1,6 @@
 """Reproduce a paper's experiment and write our figures beside the paper's.
 
-    python -m training.reproduce --experiment sanet-table2 [--run DIR ...]
+    kerasattn reproduce --experiment sanet-table2 [--run DIR ...]
 
 ``sanet-table2`` (SANet §5.3, Table 2): the Gini coefficient and band
 diagonality (b = 1…5) of ``sanet-base``'s attention matrices, averaged over a

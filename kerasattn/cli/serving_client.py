@@ -1,7 +1,7 @@
 """A small gRPC client for a kerasattn model behind TensorFlow Serving.
 
-    python -m training.serving_client --model imdb "a great film" "dull"
-    python -m training.serving_client --host localhost --port 8500 --model imdb \\
+    kerasattn serving-client --model imdb "a great film" "dull"
+    kerasattn serving-client --host localhost --port 8500 --model imdb \\
         --signature explain "a great film"
 
 Sends a ``PredictRequest`` (``tensorflow-serving-api``) with the texts as the

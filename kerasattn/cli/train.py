@@ -1,6 +1,6 @@
-"""``kerasattn train`` / ``python -m training.train``: train any preset on any dataset.
+"""``kerasattn train``: train any preset on any dataset.
 
-    python -m training.train --model gru --dataset imdb --max-length 400 --epochs 4
+    kerasattn train --model gru --dataset imdb --max-length 400 --epochs 4
 
 Argument parsing only: the flags (:mod:`kerasattn.training.arguments`) become a
 :class:`kerasattn.training.RunConfig` and :func:`kerasattn.training.train` does the rest

@@ -1,8 +1,8 @@
 """Train in-domain word vectors and write them in the GloVe text format.
 
-    python -m training.word_vectors --dataset sst2 [--dataset imdb] [--texts FILE ...] \\
+    kerasattn word-vectors --dataset sst2 [--dataset imdb] [--texts FILE ...] \\
         --dim 100 [--method fasttext|word2vec] --output vectors/sst2-imdb-100d.txt
-    python -m training.train --model cnn --dataset sst2 --embeddings vectors/sst2-imdb-100d.txt \\
+    kerasattn train --model cnn --dataset sst2 --embeddings vectors/sst2-imdb-100d.txt \\
         --model-option embedding_dim=100
 
 Reads the *training* texts of each ``--dataset`` (a built-in name or

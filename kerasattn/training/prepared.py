@@ -79,10 +79,10 @@ def _parse_prepare(args, argv):
     for bad, what in unsupported:
         if bad:
             raise ConfigError(f"training.portable does not support {what}; "
-                              "use python -m training.train")
+                              "use kerasattn train")
     if args.time_limit is not None:
         raise ConfigError("prepare takes no --time-limit; give it to "
-                          "python -m training.portable fit")
+                          "kerasattn portable fit")
     return typed
 
 

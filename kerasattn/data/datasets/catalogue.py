@@ -1,35 +1,46 @@
 """The registry of built-in datasets and :func:`load`."""
 
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from kerasattn.data.datasets.definitions import (DEFINITION_SEED, SPLITS, DatasetFormatError,
                                                 TextDataset)
 from kerasattn.data.datasets.integrity import _verify_enabled
 from kerasattn.data.datasets.splits import VAL_SPLITS, hold_out_validation
 from kerasattn.data.datasets.user import load_user_file, refuse_untrained_classes
 
+# a built-in dataset's loader: (data_dir=, download=, verify=) -> (splits, class names, notes)
+_Loader = Callable[..., Any]
+_L = TypeVar("_L", bound=_Loader)
 
-_LOADERS: dict = {}
+_LOADERS: dict[str, tuple[_Loader, str]] = {}
 
 
-def register(name, description):
-    def deco(fn):
+def register(name: str, description: str) -> Callable[[_L], _L]:
+    """A decorator that registers a loader as the built-in dataset ``name``."""
+    def deco(fn: _L) -> _L:
         _LOADERS[name] = (fn, description)
         return fn
 
     return deco
 
 
-def names():
+def names() -> list[str]:
     """Names of the built-in datasets (plus the ``csv:PATH`` and ``jsonl:PATH`` forms)."""
     return sorted(_LOADERS)
 
 
-def describe():
+def describe() -> dict[str, str]:
     """{name: one-line description} of the built-in datasets."""
     return {n: d for n, (_, d) in sorted(_LOADERS.items())}
 
 
-def load(name, data_dir=None, val_fraction=0.1, seed=DEFINITION_SEED, download=True,
-         verify=None, val_split="stratified"):
+def load(name: str, data_dir: str | os.PathLike[str] | None = None,
+         val_fraction: float = 0.1, seed: int = DEFINITION_SEED, download: bool = True,
+         verify: bool | None = None, val_split: str = "stratified") -> TextDataset:
     """Load a dataset by name.
 
     Args:
