@@ -140,10 +140,10 @@ def test_portable_prepare_leaves_the_time_limit_to_fit(tmp_path, capsys):
     argv = [a for a in _tiny(tmp_path, "--time-limit", "60", "--run-name", "p")
             if a not in ("--verbose", "0")]
     with pytest.raises(ConfigError, match="prepare takes no --time-limit; give it to "
-                                          "python -m training.portable fit"):
+                                          "kerasattn portable fit"):
         prepared.prepare(argv)
     capsys.readouterr()
     assert portable.main(["prepare", *argv]) == 2
     assert capsys.readouterr().err.splitlines() == [  # one line, no traceback
-        "error: prepare takes no --time-limit; give it to python -m training.portable fit"]
+        "error: prepare takes no --time-limit; give it to kerasattn portable fit"]
     assert not os.path.exists(tmp_path / "out" / "p")
