@@ -280,7 +280,10 @@ def _document_parts(doc_id, ex, names, attribution=None, images=()):
     if not ex.tokens:
         parts.append("<p><em>(empty text: no words)</em></p>")
     if attribution is None:
-        parts.extend(_attention_lines(ex))
+        # a model without attention: the attribution its explanation carries instead
+        parts.extend(_attention_lines(ex) or (
+            _attribution_lines(ex.attribution, names)
+            if ex.tokens and getattr(ex, "attribution", None) is not None else []))
     elif ex.tokens:
         attention = _attention_lines(ex) or [
             "<p class='note'>(this model has no attention layer)</p>"]

@@ -22,7 +22,6 @@ KEPT = {
     "explanation_pages.py": 2,  # drawing: a hierarchical text shows a line per sentence
     "interpret/report.py": 2,  # drawing: sentence x word heatmaps
     "interpret/attributions.py": 1,  # attention scores: sentence weights times word weights
-    "interpret/classifier.py": 1,  # gradient scores of sentences padded to one array
 }
 
 

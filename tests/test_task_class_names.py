@@ -135,8 +135,6 @@ def test_the_training_summary_survives_a_keras_file(from_dataset, tmp_path):
 
 
 def test_explain_without_attention_draws_a_gradient_attribution(from_dataset):
-    from kerasattn.interpret.classifier import GRADIENT
-
     clf, _ = from_dataset
     texts = ["a good film", "awful", ""]
     explanations = clf.explain(texts)
@@ -145,16 +143,43 @@ def test_explain_without_attention_draws_a_gradient_attribution(from_dataset):
                                clf.predict(texts, verbose=0), atol=1e-5)
     assert [e.tokens for e in explanations] == [["a", "good", "film"], ["awful"], []]
     for ex, attribution in zip(explanations, attributions):
-        assert list(ex.attention) == [GRADIENT] == ["gradient × input"]
-        assert ex.axes == {GRADIENT: ("token",)}
-        assert ex.attention[GRADIENT].shape == (len(ex.tokens),)
-        np.testing.assert_allclose(ex.attention[GRADIENT], attribution.scores, atol=1e-6)
+        # no attention to show: the gradient attribution stands in its place
+        assert ex.attention == {} and ex.axes == {}
+        assert ex.attribution.method == "gradient_x_input"
+        assert ex.attribution.target == ex.label
+        assert ex.attribution.tokens == ex.tokens
+        np.testing.assert_allclose(ex.attribution.scores, attribution.scores, atol=1e-6)
         assert ex.class_names == NAMES
-    assert np.any(explanations[0].attention[GRADIENT] != 0)
+    scores = np.asarray(explanations[0].attribution.scores)
+    assert np.any(scores != 0)
     page = explanations[0]._repr_html_()
     assert "gradient × input" in page
     assert [w for w in ("a", "good", "film") if f">{w}</span>" not in page] == []
     assert "prediction: negative (" in page or "prediction: positive (" in page
+    # each word in the signed palette: green for a positive score, purple for a negative
+    # one, so a word against the prediction is coloured too, not left blank
+    for word, score in zip(("a", "good", "film"), scores):
+        colour = re.search(rf"background:([^']*)' title='[^']*'>{word}</span>", page).group(1)
+        rgb = "27, 120, 55" if score > 0 else "118, 42, 131" if score < 0 else None
+        assert (rgb in colour) if rgb else colour == "transparent", (word, score, colour)
+
+
+def test_a_negative_gradient_score_is_drawn_not_blank():
+    from kerasattn.interpret.attention import Explanation
+    from kerasattn.interpret.attributions import TokenAttribution
+
+    attribution = TokenAttribution(tokens=["fine", "but", "dull"],
+                                   scores=np.array([0.5, 0.0, -1.0], np.float32),
+                                   probabilities=np.array([0.2, 0.8], np.float32), target=1,
+                                   method="gradient_x_input", ids=[3, 4, 5])
+    ex = Explanation(tokens=attribution.tokens, probabilities=attribution.probabilities,
+                     attention={}, axes={}, attribution=attribution)
+    page = ex._repr_html_()
+    colours = dict((w, c) for c, w in re.findall(
+        r"background:([^']*)' title='[^']*'>(\w+)</span>", page))
+    # |score| over the largest |score|: 0.5 -> opacity 0.05 + 0.85 * 0.5, 1.0 -> 0.9
+    assert colours == {"fine": "rgba(27, 120, 55, 0.475)", "but": "transparent",
+                       "dull": "rgba(118, 42, 131, 0.900)"}
 
 
 def _rules(fragment):

@@ -207,6 +207,11 @@ class Explanation:
         hierarchical: whether ``tokens`` is a list of sentences.
         class_names: the label of each class, where known (``TextClassifier.explain``
             sets them); the HTML view names the prediction with them.
+        attribution: for a model without attention, the
+            :class:`~kerasattn.interpret.attributions.TokenAttribution` that
+            ``TextClassifier.explain`` gives in its place (each token's gradient × input
+            score for the predicted class); the HTML view draws its words in the
+            attribution's signed colours. ``None`` otherwise.
 
     In a notebook an explanation shows itself as coloured words (``_repr_html_``:
     :func:`kerasattn.interpret.plots.explanation_html`, a fragment whose styles and ids
@@ -219,6 +224,7 @@ class Explanation:
     axes: dict
     hierarchical: bool = False
     class_names: list = None
+    attribution: object = None
 
     @property
     def label(self):

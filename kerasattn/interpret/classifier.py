@@ -4,7 +4,7 @@
 - :func:`explain_classifier`: each text's tokens, probabilities and every attention
   layer's weights (:class:`~kerasattn.interpret.attention.Explanation`), with the
   classifier's class names; for a classifier without attention, each token's
-  gradient × input score in their place (:data:`GRADIENT`);
+  gradient × input score in their place (``Explanation.attribution``);
 - :func:`attribute_classifier`: one score per token of each text by an attribution
   method (:class:`~kerasattn.interpret.attributions.TokenAttribution`).
 """
@@ -37,11 +37,11 @@ def explain_classifier(classifier, texts, batch_size=32):
     (a list of str): a list of :class:`~kerasattn.interpret.attention.Explanation`, as
     :func:`~kerasattn.interpret.attention.extract_attention` gives them, with the
     classifier's class names. A classifier without attention gives a gradient
-    attribution in its place: ``attention`` holds one entry, :data:`GRADIENT` (each
-    token's gradient × input score for the predicted class, axes ``("token",)``, or
-    ``("sentence", "token")`` for a hierarchical model, the shorter sentences padded with
-    0), so an explanation draws the words the same way. Gradients need the TensorFlow
-    backend: under another, ``attention`` is empty."""
+    attribution in its place: ``attention`` is empty and ``attribution`` holds each
+    token's gradient × input score for the predicted class (a
+    :class:`~kerasattn.interpret.attributions.TokenAttribution`, nested like the tokens),
+    which the explanation draws as signed colours on its words. Gradients need the
+    TensorFlow backend: under another, ``attribution`` is ``None``."""
     texts = _fitted_texts(classifier, texts, "explain")
     pre = classifier.preprocessor.text_preprocessor
     names = _class_names(classifier)
@@ -51,34 +51,17 @@ def explain_classifier(classifier, texts, batch_size=32):
             explanation.class_names = names
         return found
     if keras.backend.backend() == "tensorflow" and texts:
-        return [_gradient_explanation(a, names) for a in attribute_classifier(
-            classifier, texts, method="gradient_x_input", batch_size=batch_size)]
+        return [Explanation(tokens=a.tokens, probabilities=np.asarray(a.probabilities,
+                                                                      np.float32),
+                            attention={}, axes={}, hierarchical=a.hierarchical,
+                            class_names=names, attribution=a)
+                for a in attribute_classifier(classifier, texts, method="gradient_x_input",
+                                              batch_size=batch_size)]
     probs = classifier.predict(texts, batch_size=batch_size, verbose=0)
     tokens = pre.tokenize(tf.constant(texts, tf.string, shape=[len(texts)])).to_list()
     return [Explanation(tokens=_decoded(t), probabilities=p, attention={}, axes={},
                         hierarchical=pre.hierarchical, class_names=names)
             for t, p in zip(tokens, probs)]
-
-
-GRADIENT = "gradient × input"
-"""The ``attention`` key of an explanation of a classifier without attention."""
-
-
-def _gradient_explanation(attribution, names):
-    """An :class:`Explanation` holding a gradient × input attribution as its one
-    "attention" entry."""
-    if attribution.hierarchical:
-        longest = max((len(s) for s in attribution.scores), default=0)
-        scores = np.zeros((len(attribution.scores), longest), np.float32)
-        for i, sentence in enumerate(attribution.scores):
-            scores[i, :len(sentence)] = sentence
-        axes = ("sentence", "token")
-    else:
-        scores, axes = np.asarray(attribution.scores, np.float32), ("token",)
-    return Explanation(tokens=attribution.tokens,
-                       probabilities=np.asarray(attribution.probabilities, np.float32),
-                       attention={GRADIENT: scores}, axes={GRADIENT: axes},
-                       hierarchical=attribution.hierarchical, class_names=names)
 
 
 def _decoded(tokens):

@@ -15,7 +15,6 @@ import pytest
 
 from kerasattn.explain_server import (MAX_BODY_BYTES, MAX_TEXT_CHARS, MAX_TEXTS,
                                         make_server)
-from kerasattn.interpret.classifier import GRADIENT
 
 OPTIONS = {
     "sanet-base": ["embedding_dim=8", "d=8"],
@@ -146,18 +145,16 @@ def test_the_api_answers_what_the_python_api_gives(family, runs, servers):
         np.testing.assert_allclose(res["probabilities"], ex.probabilities, atol=1e-5, rtol=0)
         assert res["hierarchical"] is ex.hierarchical is (family == "hcan-2sa-target")
         assert res["tokens"] == ex.tokens
-        # every attention layer, in order, with its axes and the same weights
-        # (clf.explain adds a gradient × input entry where a model has no attention;
-        # the server gives that attribution under "attribution", below)
-        layers = {n: w for n, w in ex.attention.items() if n != GRADIENT}
+        # every attention layer, in order, with its axes and the same weights (a model
+        # without attention: none, and clf.explain's gradient attribution in their place)
+        layers = ex.attention
         assert list(res["attention"]) == list(layers)
-        assert res["axes"] == {name: list(axes) for name, axes in ex.axes.items()
-                               if name != GRADIENT}
+        assert res["axes"] == {name: list(axes) for name, axes in ex.axes.items()}
         for name, weights in layers.items():
             got = np.asarray(res["attention"][name], np.float32)
             assert got.shape == weights.shape, name
             np.testing.assert_allclose(got, weights, atol=1e-6, rtol=0)
-        assert (family == "cnn") == (not layers) == (GRADIENT in ex.attention)
+        assert (family == "cnn") == (not layers) == (ex.attribution is not None)
         # the gradient attribution, nested like the tokens
         a = res["attribution"]
         assert a["method"] == "gradient_x_input" and a["target"] == res["label"]
