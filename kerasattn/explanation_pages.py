@@ -403,8 +403,10 @@ def _scoped_style(root: str) -> str:
     return _scope_css(_STYLE, root)
 
 
-def _root(root_id: str | None) -> str:
-    """The fragment's root id: ``root_id`` checked, or a fresh one where it is None."""
+def fragment_root(root_id: str | None = None) -> str:
+    """A fragment's root id: ``root_id`` checked (a letter, then letters, digits, ``-`` or
+    ``_``; else :class:`FragmentError`), or a fresh one (:func:`new_root_id`) where it is
+    None."""
     if root_id is None:
         return new_root_id()
     if not isinstance(root_id, str) or not _ROOT_ID.fullmatch(root_id):
@@ -413,10 +415,14 @@ def _root(root_id: str | None) -> str:
     return root_id
 
 
-def _fragment(root: str, inner: str) -> str:
-    """A notebook fragment: a wrapper holding its styles (scoped to ``#root``) and its
-    root element (id ``root``) holding ``inner``, whose ids all start with ``root``."""
-    return (f"<div class='kerasattn-explanation'><style>{_scoped_style(root)}</style>"
+def fragment(root: str, inner: str, css: str | None = None,
+             wrapper: str = "kerasattn-explanation") -> str:
+    """A notebook fragment: a ``<div class=wrapper>`` holding the stylesheet ``css``
+    (default: the explanation pages' own) with every rule scoped to ``#root``
+    (:func:`_scope_css`), and the root element (id ``root``) holding ``inner``, whose ids
+    must all start with ``root``."""
+    style = _scoped_style(root) if css is None else _scope_css(css, root)
+    return (f"<div class='{html.escape(wrapper)}'><style>{style}</style>"
             f"<div class='kerasattn-root' id='{root}'>{inner}</div></div>")
 
 
@@ -433,8 +439,8 @@ def explanation_html(explanation, class_names: list[str] | None = None, attribut
     (:func:`new_root_id`), so two renderings of one explanation differ only by it.
     """
     names = class_names or getattr(explanation, "class_names", None)
-    root = _root(root_id)
-    return _fragment(root, "".join(_document_parts(f"{root}-doc", explanation, names,
+    root = fragment_root(root_id)
+    return fragment(root, "".join(_document_parts(f"{root}-doc", explanation, names,
                                                    attribution)))
 
 
@@ -447,7 +453,7 @@ def attribution_html(attribution, class_names: list[str] | None = None, *,
     names = class_names or getattr(attribution, "class_names", None)
     probs = np.asarray(attribution.probabilities, dtype=np.float64)
     names = names or [str(i) for i in range(len(probs))]
-    return _fragment(_root(root_id), "<div class='doc'>"
+    return fragment(fragment_root(root_id), "<div class='doc'>"
                      + "".join(_attribution_lines(attribution, names)) + "</div>")
 
 

@@ -30,9 +30,7 @@ The keras-hub split (preprocessor / backbone / task) for the zoo::
 
 from __future__ import annotations
 
-import html
 import os
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +39,8 @@ import numpy as np
 import tensorflow as tf
 
 from kerasattn import embeddings as word_vectors
-from kerasattn import heads, models, preset_dirs, recipes, task_data, task_presets
+from kerasattn import (heads, models, preset_dirs, recipes, task_data, task_presets,
+                       task_summary)
 from kerasattn.data.preprocessing import TextPreprocessor
 from kerasattn.export import export_classifier
 
@@ -285,129 +284,6 @@ def _compile_with_schedule(classifier, data, batch_size, epochs):
         **kwargs)
 
 
-# -- what fit trained ----------------------------------------------------------------------
-def _early_stopping(callbacks):
-    """The ``monitor``, ``patience`` and ``stopped_epoch`` of the last
-    ``keras.callbacks.EarlyStopping`` among ``callbacks`` (None without one)."""
-    found = [c for c in (callbacks or []) if isinstance(c, keras.callbacks.EarlyStopping)]
-    if not found:
-        return None
-    stop = found[-1]
-    return {"monitor": str(stop.monitor), "patience": int(stop.patience),
-            "stopped_epoch": int(stop.stopped_epoch)}
-
-
-def _number_of_texts(data):
-    """How many texts ``data`` holds: a list/array of texts or ids (None for a dataset)."""
-    if data is None or isinstance(data, tf.data.Dataset):
-        return None
-    try:
-        return len(data)
-    except TypeError:
-        return None
-
-
-def _validation_texts(validation_data):
-    if isinstance(validation_data, (tuple, list)) and validation_data:
-        return _number_of_texts(validation_data[0])
-    return None
-
-
-def _last_validation_accuracy(history):
-    values = history.history.get("val_accuracy") if history is not None else None
-    return float(values[-1]) if values else None
-
-
-def _training_summary(classifier, history, *, epochs, batch_size, seed, x,
-                      validation_data, dataset, callbacks):
-    """What one ``fit`` call trained (``TextClassifier.training_summary``); the epochs
-    of the earlier calls are added to this one's."""
-    before = classifier.training_summary or {}
-    validation_texts = _validation_texts(validation_data)
-    accuracy = _last_validation_accuracy(history)
-    return {
-        "epochs": int(before.get("epochs", 0)) + len(history.epoch),
-        "epochs_requested": int(epochs),
-        "batch_size": int(batch_size),
-        "recipe": str(classifier.recipe),
-        "early_stopping": _early_stopping(callbacks),
-        "seed": None if seed is None else int(seed),
-        "train_texts": _number_of_texts(x),
-        "validation_texts": validation_texts,
-        "dataset": None if dataset is None else {
-            "name": str(dataset.name),
-            "sizes": {s: len(getattr(dataset, s)) for s in ("train", "val", "test")}},
-        "validation": None if accuracy is None or validation_texts is None else {
-            "accuracy": accuracy, "examples": validation_texts},
-        "class_names": [str(c) for c in classifier.class_names],
-    }
-
-
-def _plain(value):
-    """A JSON-like value as plain dicts and lists (Keras tracks an attribute's dicts and
-    lists in its own types)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
-_HTML_STYLE = """
-#ID { font-family: system-ui, sans-serif; border: 1px solid #ccc; border-radius: 6px;
-      padding: .6em 1em; max-width: 48em; color: #111; }
-#ID .title { font-weight: 600; margin-bottom: .3em; }
-#ID table { border-collapse: collapse; font-size: .9em; }
-#ID th { text-align: left; color: #555; font-weight: normal; padding: 1px 1em 1px 0;
-         vertical-align: top; }
-#ID td { padding: 1px 0; }
-"""
-
-
-def _html_rows(rows):
-    return "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
-                   for k, v in rows)
-
-
-def _summary_rows(summary):
-    """The training summary as ``(label, text)`` rows."""
-    if summary is None:
-        return [("trained", "not yet (call fit)")]
-    epochs = f"{summary['epochs']} run ({summary['epochs_requested']} asked for in the " \
-             f"latest fit)"
-    rows = [("epochs", epochs), ("batch size", summary["batch_size"]),
-            ("seed", summary["seed"]), ("training texts", summary["train_texts"])]
-    dataset = summary.get("dataset")
-    if dataset:
-        sizes = ", ".join(f"{k} {v:,}" for k, v in dataset["sizes"].items())
-        rows.append(("dataset", f"{dataset['name']} ({sizes})"))
-    stop = summary.get("early_stopping")
-    if stop:
-        rows.append(("early stopping", f"on {stop['monitor']}, patience {stop['patience']}"
-                     f", stopped at epoch {stop['stopped_epoch']}"))
-    validation = summary.get("validation")
-    if validation:
-        rows.append(("validation accuracy", f"{validation['accuracy']:.4f} on "
-                     f"{validation['examples']:,} texts (last epoch)"))
-    return rows
-
-
-def _classifier_html(classifier):
-    """``TextClassifier._repr_html_``: a fragment whose styles all sit under its own
-    root id (one per call)."""
-    root = f"kerasattn-classifier-{uuid.uuid4().hex[:12]}"
-    parameters = ("not built yet" if classifier.backbone is None
-                  else f"{classifier.backbone.count_params():,}")
-    classes = ", ".join(classifier.class_names) if classifier.class_names else \
-        "not known yet (from the labels of the first fit)"
-    rows = [("preset", classifier.preset), ("recipe", classifier.recipe),
-            ("classes", classes), ("parameters", parameters)]
-    rows += _summary_rows(classifier.training_summary)
-    return (f"<div id='{root}'><style>{_HTML_STYLE.replace('#ID', '#' + root)}</style>"
-            f"<div class='title'>TextClassifier {html.escape(classifier.preset)}</div>"
-            f"<table>{_html_rows(rows)}</table></div>")
-
-
 def _require_fitted(classifier, what):
     if classifier.backbone is None:
         raise ValueError(f"{what}: this classifier has not been fitted; call fit() on "
@@ -530,7 +406,7 @@ class TextClassifier(keras.Model):
         self.embeddings = _checked_embeddings(embeddings)
         self._pending_compile = None
         self._scheduled_compile = None
-        self.training_summary = None if training_summary is None else _plain(training_summary)
+        self.training_summary = None if training_summary is None else task_summary.plain(training_summary)
         if backbone is not None:
             self.built = True
         elif self.preprocessor.vocabulary is not None and self.num_classes is not None:
@@ -667,7 +543,7 @@ class TextClassifier(keras.Model):
                        callbacks=kwargs.get("callbacks"))
         history = self._fit_texts(x, y, batch_size, epochs, validation_data, shuffle, seed,
                                   **kwargs)
-        self.training_summary = _training_summary(self, history, **summary)
+        self.training_summary = task_summary.of_fit(self, history, **summary)
         return history
 
     def _fit_texts(self, x, y, batch_size, epochs, validation_data, shuffle, seed,
@@ -734,7 +610,7 @@ class TextClassifier(keras.Model):
     def _repr_html_(self) -> str:
         """The notebook view: preset, recipe, classes, parameter count (or "not built
         yet") and the training summary, as a self-contained HTML fragment."""
-        return _classifier_html(self)
+        return task_summary.classifier_html(self)
 
     def attribute(self, texts: Sequence[str], method: str = "integrated_gradients",
                   **kwargs: Any) -> list[TokenAttribution]:
@@ -771,7 +647,7 @@ class TextClassifier(keras.Model):
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()
         config.update({name: getattr(self, name) for name in _CONFIG})
-        config["training_summary"] = _plain(self.training_summary)
+        config["training_summary"] = task_summary.plain(self.training_summary)
         config["preprocessor"] = keras.saving.serialize_keras_object(self.preprocessor)
         return config
 

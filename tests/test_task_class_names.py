@@ -190,7 +190,8 @@ def _rules(fragment):
 def test_the_notebook_view_before_and_after_fit(from_dataset):
     fresh = mlp(class_names=["<b>bad</b>", "good"])
     a, b = fresh._repr_html_(), fresh._repr_html_()
-    ids = [re.match(r"<div id='([\w-]+)'>", view).group(1) for view in (a, b)]
+    ids = [re.search(r"<div class='kerasattn-root' id='(kerasattn-[0-9a-f]{32})'>",
+                     view).group(1) for view in (a, b)]
     assert ids[0] != ids[1]
     for view, root in zip((a, b), ids):
         rules = _rules(view)

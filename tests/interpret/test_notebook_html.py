@@ -213,3 +213,20 @@ def test_the_standalone_page_keeps_its_page_wide_styles_and_ids(tmp_path):
     assert open(path, encoding="utf-8").read() == page
     # the page's rules are page-wide: the checker says so
     assert "global rule body" in page_problems(page)
+
+
+def test_a_classifiers_view_shares_the_page_too():
+    from kerasattn import TextClassifier
+
+    clf = TextClassifier.from_preset("mlp", num_classes=2)
+    flat, _, scores = _explanations()
+    views = [clf._repr_html_(), flat._repr_html_(), clf._repr_html_(), scores._repr_html_()]
+    assert page_problems(_page(*views)) == []
+    assert views[0].startswith("<div class='kerasattn-classifier'><style>#kerasattn-")
+    # its own stylesheet, scoped: the root's box and its table, nothing of the explanation's
+    one = pages.fragment("c1", "<table></table>", "body { a: b }\nth, td { c: d }", "w")
+    assert one == ("<div class='w'><style>#c1 { a: b }\n#c1 th, #c1 td { c: d }</style>"
+                   "<div class='kerasattn-root' id='c1'><table></table></div></div>")
+    with pytest.raises(pages.FragmentError, match="root_id must be"):
+        pages.fragment_root("1 bad")
+
