@@ -1,6 +1,8 @@
-"""Raw texts as scikit-learn estimators of kerasattn take them (private: the public names
-are :mod:`kerasattn.sklearn`'s; here so that ``kerasattn.models.tfidf`` and
-``kerasattn.sklearn`` share them without importing each other)."""
+"""Raw texts as kerasattn takes them (private: the public names are
+:mod:`kerasattn.sklearn`'s; here so that ``kerasattn.models.tfidf``, ``kerasattn.sklearn``
+and ``kerasattn.task_data`` share them without importing each other): :func:`decoded`,
+one text as a str, for every reader of texts; :func:`as_texts`, the scikit-learn
+estimators' stricter check of a whole ``X``."""
 
 from __future__ import annotations
 
@@ -11,6 +13,16 @@ from typing import Any
 class EstimatorInputError(ValueError):
     """Texts or labels a scikit-learn estimator of kerasattn cannot fit or predict on (a
     ``ValueError``, as scikit-learn's own estimators raise)."""
+
+
+def decoded(item: Any) -> str | None:
+    """One text as a str: a str (or NumPy str) as it is, bytes decoded as UTF-8 (an
+    invalid byte becomes U+FFFD); None for anything else (a number, a token id)."""
+    if isinstance(item, bytes):
+        return item.decode("utf-8", "replace")
+    if isinstance(item, str):
+        return str(item)
+    return None
 
 
 def as_texts(X: Any, who: str = "the estimator") -> list[str]:
@@ -33,13 +45,12 @@ def as_texts(X: Any, who: str = "the estimator") -> list[str]:
         raise EstimatorInputError(f"{who} takes a list of texts, got "
                                   f"{type(X).__name__}")
     texts = []
-    for i, text in enumerate(X):
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", "replace")
-        if not isinstance(text, str):
+    for i, item in enumerate(X):
+        text = decoded(item)
+        if text is None:
             raise EstimatorInputError(f"{who} takes texts (strings), got "
-                                      f"{type(text).__name__} at index {i}")
-        texts.append(str(text))
+                                      f"{type(item).__name__} at index {i}")
+        texts.append(text)
     return texts
 
 

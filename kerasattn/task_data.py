@@ -29,6 +29,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from kerasattn._text_input import decoded
 from kerasattn.data import widths
 from kerasattn.data.pipeline import batches_per_epoch, make_dataset, pad_to_widths
 
@@ -46,10 +47,9 @@ def as_text_array(x):
         raise ValueError("expected a list of texts, got one string; wrap it in a list")
     if isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim == 1
                                         and x.dtype.kind in "OUS"):
-        items = list(x)
-        if all(isinstance(t, (str, bytes, np.str_, np.bytes_)) for t in items):
-            return [t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t)
-                    for t in items]
+        texts = [decoded(t) for t in x]
+        if None not in texts:
+            return texts
     return None
 
 

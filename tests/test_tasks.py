@@ -185,8 +185,8 @@ def test_explain_on_cnn_draws_a_gradient_attribution_and_the_summary_is_saved(fi
     clf = m["clf"]
     (ex,) = clf.explain(["a good film"])
     assert ex.tokens == ["a", "good", "film"]
-    assert list(ex.attention) == ["gradient × input"]
-    assert ex.attention["gradient × input"].shape == (3,)
+    assert ex.attention == {} and ex.attribution.method == "gradient_x_input"
+    assert ex.attribution.tokens == ex.tokens and ex.attribution.scores.shape == (3,)
     page = ex._repr_html_()
     assert all(f">{w}</span>" in page for w in ex.tokens)
     # what fit trained comes back from the .keras file
