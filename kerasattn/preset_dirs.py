@@ -231,17 +231,6 @@ CITATION_YEAR = 2026  # CITATION.cff's date-released
 FAITHFULNESS_PAGE = "docs/interpretability.md"
 FAITHFULNESS_SECTION = ("Is attention an explanation? Attributions and faithfulness",
                         "is-attention-an-explanation-attributions-and-faithfulness")
-# the domain of each built-in dataset (kerasattn.data.datasets.describe() says its split);
-# every one of them is English
-_DOMAINS = {"imdb": "movie reviews (IMDB)",
-            "sst": "sentences of movie reviews (the Stanford Sentiment Treebank)",
-            "bbc": "news articles (BBC News)", "ag_news": "news articles (AG's corpus)",
-            "yelp": "business reviews (Yelp)", "amazon": "product reviews (Amazon)",
-            "dbpedia": "Wikipedia article abstracts (DBpedia)",
-            "yahoo_answers": "questions and answers (Yahoo! Answers)"}
-_LANGUAGE = "English"
-
-
 def _project_url():
     """kerasattn's repository address, where its package metadata (``Project-URL``) or
     its ``CITATION.cff`` (``repository-code``, ``url``) gives one; else None."""
@@ -268,18 +257,15 @@ def _project_url():
 
 
 def _dataset_facts(name):
-    """``(description, domain, language)`` of a built-in dataset ``name`` (its
-    registered description; None for a user's file or a name this process does not
-    know)."""
+    """``(description, domain, language)`` of a built-in dataset ``name``, as its loader
+    registered them (:func:`kerasattn.data.datasets.facts`); None for a user's file or a
+    name this process does not know."""
     if not name:
         return None
     from kerasattn.data import datasets  # late: numpy only, but not for every import
 
-    description = datasets.describe().get(name)
-    if description is None:
-        return None
-    domain = next((d for prefix, d in _DOMAINS.items() if name.startswith(prefix)), None)
-    return description, domain, _LANGUAGE
+    found = datasets.facts(name)
+    return None if found is None else (found.description, found.domain, found.language)
 
 
 def _plain_early_stopping(patience, epochs, epochs_requested, cut_by_time):

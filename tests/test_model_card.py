@@ -248,3 +248,18 @@ def test_a_users_data_and_no_record_at_all_are_said_plainly():
     assert "No held-out accuracy was recorded" in bare
     assert "Its training data is not recorded" in bare
     assert "faithfulness" in bare  # family sanet: an attention model (old metadata)
+
+
+def test_the_limitations_name_the_language_a_dataset_registers(monkeypatch):
+    from kerasattn.data import datasets
+    from kerasattn.data.datasets import catalogue
+
+    monkeypatch.setattr(catalogue, "_LOADERS", dict(catalogue._LOADERS))
+    datasets.register("allocine", "Allociné film reviews, binary",
+                      domain="film reviews (Allociné)", language="French")(lambda **_: None)
+    config = dict(PORTABLE_CONFIG, dataset="allocine")
+    card = preset_dirs.model_card(METADATA, PORTABLE_METRICS, config)
+    limitations = card.split("## Limitations")[1].split("## Licence")[0]
+    assert "It learned from `allocine`: French film reviews (Allociné)." in limitations
+    assert "language than French lie outside what it saw" in limitations
+

@@ -162,3 +162,27 @@ def test_data_dir_comes_first(tmp_path, monkeypatch):
     ds = d.load("sst2", data_dir=tmp_path)
     assert ds.train.texts == ["good", "bad", "fine", "awful"]
     assert ds.test.labels.tolist() == [0]
+
+
+def test_every_built_in_dataset_declares_its_domain_and_language():
+    found = {name: d.facts(name) for name in d.names()}
+    assert [n for n, f in found.items() if not (f and f.domain and f.language)] == []
+    assert found["imdb"] == d.DatasetFacts(
+        "IMDB movie reviews, binary, official 25k/25k split", "movie reviews (IMDB)",
+        "English")
+    assert found["sst2-phrases"].domain == found["sst5"].domain
+    assert found["yelp_full"].domain == "business reviews (Yelp)"
+    assert {n: f.description for n, f in found.items()} == d.describe()
+    # a user's file, or a name nobody registered: no facts
+    assert d.facts("csv:reviews.csv") is None and d.facts("nope") is None
+
+
+def test_a_registered_dataset_brings_its_own_facts(monkeypatch):
+    from kerasattn.data.datasets import catalogue
+
+    monkeypatch.setattr(catalogue, "_LOADERS", dict(catalogue._LOADERS))
+    d.register("allocine", "Allociné film reviews, binary", domain="film reviews (Allociné)",
+               language="French")(lambda **_: None)
+    assert d.facts("allocine") == d.DatasetFacts("Allociné film reviews, binary",
+                                                 "film reviews (Allociné)", "French")
+    assert "allocine" in d.names()

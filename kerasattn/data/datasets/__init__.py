@@ -59,7 +59,8 @@ from kerasattn.data.datasets.splits import (VAL_SPLITS, grouped_split, hold_out_
                                             rows_needed, split_80_10_10, stratified_split)
 from kerasattn.data.datasets.user import (is_user_dataset, load_user_file,
                                           refuse_untrained_classes, user_files)
-from kerasattn.data.datasets.catalogue import describe, load, names, register
+from kerasattn.data.datasets.catalogue import (DatasetFacts, describe, facts, load, names,
+                                               register)
 from kerasattn.data.datasets.imdb import IMDB_REMOTE, load_imdb, load_imdb_random_split
 from kerasattn.data.datasets.sst import (SST2_NAMES, SST5_NAMES, SST_GLUE_REMOTE, SST_TREES_REMOTE,
                                          load_sst2, load_sst2_glue, load_sst2_phrases, load_sst5,
@@ -73,11 +74,11 @@ from kerasattn.data.datasets.sst import _read_trees  # noqa: E402,F401
 from kerasattn.data.datasets.zhang import _zhang_files  # noqa: E402,F401
 
 __all__ = ["BBC_REMOTE", "DEFINITION_SEED", "DatasetError", "DatasetFormatError",
-           "DatasetIntegrityError", "DatasetNotFoundError", "ENV_VAR", "IMDB_REMOTE",
+           "DatasetFacts", "DatasetIntegrityError", "DatasetNotFoundError", "ENV_VAR", "IMDB_REMOTE",
            "PUBLISHED_COUNTS", "PUBLISHED_FILES", "Remote", "SPLITS", "SST2_NAMES", "SST5_NAMES",
            "SST_GLUE_REMOTE", "SST_TREES_REMOTE", "Split", "TextDataset", "VAL_SPLITS",
            "VERIFY_ENV", "ZHANG_COUNTS", "ZHANG_DATASETS", "check_archive", "check_counts",
-           "describe", "file_md5", "grouped_split", "hold_out_validation", "is_user_dataset",
+           "describe", "facts", "file_md5", "grouped_split", "hold_out_validation", "is_user_dataset",
            "load", "load_ag_news_test_split", "load_bbc", "load_imdb", "load_imdb_random_split",
            "load_sst2", "load_sst2_glue", "load_sst2_phrases", "load_sst5", "load_sst5_phrases",
            "load_user_file", "locate", "names", "parse_ptb_tree", "read_zhang_csv", "register",

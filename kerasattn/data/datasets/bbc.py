@@ -15,7 +15,8 @@ BBC_REMOTE = Remote("http://mlg.ucd.ie/files/datasets/bbc-fulltext.zip", "bbc-fu
 _BBC_NAME = re.compile(r"(?:^|/)bbc/([a-z]+)/(\d+)\.txt$")
 
 
-@register("bbc", "BBC News, 5 topics; no official split: stratified 20% test (seed 0)")
+@register("bbc", "BBC News, 5 topics; no official split: stratified 20% test (seed 0)",
+          domain="news articles (BBC News)")
 def load_bbc(data_dir=None, download=True, verify=True):
     path = locate(
         "bbc", ["bbc/bbc.tar.gz", "bbc.tar.gz", "bbc-fulltext.zip", "bbc/bbc-fulltext.zip",

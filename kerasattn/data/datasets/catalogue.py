@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -16,13 +17,27 @@ from kerasattn.data.datasets.user import load_user_file, refuse_untrained_classe
 _Loader = Callable[..., Any]
 _L = TypeVar("_L", bound=_Loader)
 
-_LOADERS: dict[str, tuple[_Loader, str]] = {}
+@dataclasses.dataclass(frozen=True)
+class DatasetFacts:
+    """What the registry knows of a built-in dataset before loading it: its one-line
+    ``description`` (source and split), the ``domain`` its texts come from (e.g. "movie
+    reviews (IMDB)", what a model card names as the data a model was made for) and
+    their ``language``."""
+
+    description: str
+    domain: str | None = None
+    language: str = "English"
 
 
-def register(name: str, description: str) -> Callable[[_L], _L]:
-    """A decorator that registers a loader as the built-in dataset ``name``."""
+_LOADERS: dict[str, tuple[_Loader, DatasetFacts]] = {}
+
+
+def register(name: str, description: str, *, domain: str | None = None,
+             language: str = "English") -> Callable[[_L], _L]:
+    """A decorator that registers a loader as the built-in dataset ``name``, with the
+    facts :func:`facts` gives (its description, the domain and language of its texts)."""
     def deco(fn: _L) -> _L:
-        _LOADERS[name] = (fn, description)
+        _LOADERS[name] = (fn, DatasetFacts(description, domain, language))
         return fn
 
     return deco
@@ -35,7 +50,14 @@ def names() -> list[str]:
 
 def describe() -> dict[str, str]:
     """{name: one-line description} of the built-in datasets."""
-    return {n: d for n, (_, d) in sorted(_LOADERS.items())}
+    return {n: f.description for n, (_, f) in sorted(_LOADERS.items())}
+
+
+def facts(name: str) -> DatasetFacts | None:
+    """The registered :class:`DatasetFacts` of the built-in dataset ``name``; None for a
+    user's file (``csv:PATH``, ...) or a name not registered."""
+    found = _LOADERS.get(name)
+    return found[1] if found else None
 
 
 def load(name: str, data_dir: str | os.PathLike[str] | None = None,

@@ -43,7 +43,8 @@ def _imdb_films(path, split, ids, urls):
     return films
 
 
-@register("imdb", "IMDB movie reviews, binary, official 25k/25k split")
+@register("imdb", "IMDB movie reviews, binary, official 25k/25k split",
+          domain="movie reviews (IMDB)")
 def load_imdb(data_dir=None, download=True, verify=True):
     path = locate(
         "imdb",
@@ -83,7 +84,8 @@ def load_imdb(data_dir=None, download=True, verify=True):
 
 @register("imdb-random-split",
           "IMDB's 50k labelled reviews pooled, split stratified 80/10/10 (seed 0): the "
-          "protocol of the Transformer paper (004 §3.1), not the official split")
+          "protocol of the Transformer paper (004 §3.1), not the official split",
+          domain="movie reviews (IMDB)")
 def load_imdb_random_split(data_dir=None, download=True, verify=True):
     splits, class_names, notes = load_imdb(data_dir, download, verify)
     pooled = Split(splits["train"].texts + splits["test"].texts,

@@ -59,12 +59,14 @@ def _load_stsa(kind, data_dir, download, verify):
     return splits, names_, ["official train/dev/test sentences (Kim 2014 files)"]
 
 
-@register("sst2", "SST-2 sentences (Kim 2014 files), official train/dev/test")
+@register("sst2", "SST-2 sentences (Kim 2014 files), official train/dev/test",
+          domain="sentences of movie reviews (the Stanford Sentiment Treebank)")
 def load_sst2(data_dir=None, download=True, verify=True):
     return _load_stsa("binary", data_dir, download, verify)
 
 
-@register("sst5", "SST-5 sentences (Kim 2014 files), official train/dev/test")
+@register("sst5", "SST-5 sentences (Kim 2014 files), official train/dev/test",
+          domain="sentences of movie reviews (the Stanford Sentiment Treebank)")
 def load_sst5(data_dir=None, download=True, verify=True):
     return _load_stsa("fine", data_dir, download, verify)
 
@@ -166,12 +168,14 @@ def _load_sst_phrases(num, data_dir, download, verify):
     return splits, SST2_NAMES if num == 2 else SST5_NAMES, notes
 
 
-@register("sst2-phrases", "SST-2: train on every labelled phrase of the trees, test on sentences")
+@register("sst2-phrases", "SST-2: train on every labelled phrase of the trees, test on sentences",
+          domain="sentences of movie reviews (the Stanford Sentiment Treebank)")
 def load_sst2_phrases(data_dir=None, download=True, verify=True):
     return _load_sst_phrases(2, data_dir, download, verify)
 
 
-@register("sst5-phrases", "SST-5: train on every labelled phrase of the trees, test on sentences")
+@register("sst5-phrases", "SST-5: train on every labelled phrase of the trees, test on sentences",
+          domain="sentences of movie reviews (the Stanford Sentiment Treebank)")
 def load_sst5_phrases(data_dir=None, download=True, verify=True):
     return _load_sst_phrases(5, data_dir, download, verify)
 
@@ -196,7 +200,8 @@ def _read_glue_tsv(path):
     return Split(texts, labels)
 
 
-@register("sst2-glue", "SST-2 in the GLUE TSV format (phrase train set, dev, labelled test)")
+@register("sst2-glue", "SST-2 in the GLUE TSV format (phrase train set, dev, labelled test)",
+          domain="sentences of movie reviews (the Stanford Sentiment Treebank)")
 def load_sst2_glue(data_dir=None, download=True, verify=True):
     path = locate(
         "sst2-glue", ["glue_sst2", "sst/glue_sst2", "SST-2", "sst/SST-2"],

@@ -144,8 +144,20 @@ def _load_zhang(name, data_dir, download, verify=True):
     return splits, class_names, [f"source: {os.path.dirname(files['test'])}"]
 
 
+# the domain of each corpus's texts (Zhang et al. 2015, section 4)
+_DOMAINS = {"ag_news": "news articles (AG's corpus)", "yelp": "business reviews (Yelp)",
+            "amazon": "product reviews (Amazon)",
+            "dbpedia": "Wikipedia article abstracts (DBpedia)",
+            "yahoo_answers": "questions and answers (Yahoo! Answers)"}
+
+
+def _domain(name):
+    return next(d for prefix, d in _DOMAINS.items() if name.startswith(prefix))
+
+
 for _name in ZHANG_DATASETS:
-    register(_name, f"{_name} (Zhang et al. 2015 CSV), official train/test")(
+    register(_name, f"{_name} (Zhang et al. 2015 CSV), official train/test",
+             domain=_domain(_name))(
         lambda data_dir=None, download=True, verify=True, _n=_name:
             _load_zhang(_n, data_dir, download, verify)
     )
@@ -154,6 +166,7 @@ for _name in ZHANG_DATASETS:
 @register(
     "ag_news-test-split",
     "AG News test rows only, split stratified 80/10/10 into train/val/test (seed 0)",
+    domain=_domain("ag_news"),
 )
 def load_ag_news_test_split(data_dir=None, download=True, verify=True):
     files, class_names = _zhang_files("ag_news", data_dir, download, need=("test",),
