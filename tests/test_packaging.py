@@ -363,6 +363,23 @@ def test_the_metadata_names_the_licence_authors_and_classifiers():
     assert classifiers == sorted(classifiers) and len(set(classifiers)) == len(classifiers)
 
 
+def test_the_repository_address_is_written_in_both_places_or_in_neither():
+    """The repository's address goes in pyproject.toml's ``[project.urls]`` (what ``pip
+    show`` and a package index read) and CITATION.cff's ``repository-code`` (what the
+    model card's link and citation read, through ``preset_dirs._project_url``): the same
+    address in both, or none. None is known today, and none is made up."""
+    import re
+
+    urls = _pyproject()["project"].get("urls", {})
+    repository = {k.lower(): v for k, v in urls.items()}.get("repository")
+    cff = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    found = re.search(r"^repository-code:\s*[\"']?(\S+?)[\"']?\s*$", cff, re.M)
+    assert (found.group(1) if found else None) == repository, (repository, found)
+    assert set(urls) <= {"Repository", "Documentation", "Changelog", "Issues"}, urls
+    assert not urls or repository, "[project.urls] without its Repository"
+    assert [u for u in urls.values() if not u.startswith("https://")] == []
+
+
 def test_the_version_is_written_in_one_place():
     """``kerasattn.__version__``: pyproject.toml reads it, CITATION.cff and the changelog's
     latest release say it (tests/test_docs.py checks CITATION.cff's)."""
