@@ -11,7 +11,8 @@ Every run's ``config.json`` holds ``"provenance"`` from :func:`started` and its
      "ended_utc": "...", "wall_seconds": 41.2, "cut": ["early stopping after epoch 3 of 10"]}
 
 ``commit`` is the checkout's ``HEAD`` and ``dirty`` whether tracked files had
-uncommitted changes; an installed copy with no checkout records ``commit: null`` (the
+uncommitted changes, the records under ``benchmarks/results/`` aside (a benchmark writes
+its page between measurements: that is no change of the code measured); an installed copy with no checkout records ``commit: null`` (the
 ``kerasattn`` version says which release). A record is "after" a change only when its
 commit descends from that change's commit.
 
@@ -40,11 +41,16 @@ def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def code_version():
+# what a measurement writes into the checkout: changes there leave the code as it was
+RECORDS_DIR = "benchmarks/results"
+
+
+def code_version(root=None):
     """``{"kerasattn", "commit", "dirty"}``: the package version, and the git commit of
-    the checkout it runs from and whether its tracked files differ from it (None when
+    the checkout ``root`` (default: the one this package runs from) and whether its
+    tracked files differ from it, the records under :data:`RECORDS_DIR` aside (None when
     the package is not run from a git checkout, or git is missing)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     found = {"kerasattn": __version__, "commit": None, "dirty": None}
     if not os.path.exists(os.path.join(root, ".git")):
         return found
@@ -52,7 +58,8 @@ def code_version():
         head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
                               text=True, timeout=20)
         status = subprocess.run(["git", "-C", root, "status", "--porcelain",
-                                 "--untracked-files=no"], capture_output=True, text=True,
+                                 "--untracked-files=no", "--", ".",
+                                 f":(exclude){RECORDS_DIR}"], capture_output=True, text=True,
                                 timeout=60)
     except (OSError, subprocess.SubprocessError):
         return found

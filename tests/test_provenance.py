@@ -55,3 +55,27 @@ def test_outside_a_checkout_the_commit_is_unknown(tmp_path, monkeypatch):
                         else real(p))
     found = provenance.code_version()
     assert found["commit"] is None and found["dirty"] is None and found["kerasattn"]
+
+
+def test_a_benchmarks_own_records_do_not_make_the_checkout_dirty(tmp_path):
+    """A benchmark writes its page between measurements: the next measurement's code is
+    still the commit's. A change of anything else tracked is dirty."""
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    (tmp_path / "kerasattn").mkdir()
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "kerasattn" / "code.py").write_text("x = 1\n")
+    (tmp_path / "benchmarks" / "results" / "speed.md").write_text("| a |\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    found = provenance.code_version(str(tmp_path))
+    assert len(found["commit"]) == 40 and found["dirty"] is False
+    (tmp_path / "benchmarks" / "results" / "speed.md").write_text("| a |\n| b |\n")
+    assert provenance.code_version(str(tmp_path))["dirty"] is False
+    (tmp_path / "kerasattn" / "code.py").write_text("x = 2\n")
+    assert provenance.code_version(str(tmp_path))["dirty"] is True
+
