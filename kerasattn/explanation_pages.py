@@ -441,7 +441,7 @@ def explanation_html(explanation, class_names: list[str] | None = None, attribut
     names = class_names or getattr(explanation, "class_names", None)
     root = fragment_root(root_id)
     return fragment(root, "".join(_document_parts(f"{root}-doc", explanation, names,
-                                                   attribution)))
+                                                  attribution)))
 
 
 def attribution_html(attribution, class_names: list[str] | None = None, *,
@@ -454,7 +454,7 @@ def attribution_html(attribution, class_names: list[str] | None = None, *,
     probs = np.asarray(attribution.probabilities, dtype=np.float64)
     names = names or [str(i) for i in range(len(probs))]
     return fragment(fragment_root(root_id), "<div class='doc'>"
-                     + "".join(_attribution_lines(attribution, names)) + "</div>")
+                    + "".join(_attribution_lines(attribution, names)) + "</div>")
 
 
 def attention_html(explanations, path=None, class_names=None, title="Attention", images=None,

@@ -231,6 +231,8 @@ CITATION_YEAR = 2026  # CITATION.cff's date-released
 FAITHFULNESS_PAGE = "docs/interpretability.md"
 FAITHFULNESS_SECTION = ("Is attention an explanation? Attributions and faithfulness",
                         "is-attention-an-explanation-attributions-and-faithfulness")
+
+
 def _project_url():
     """kerasattn's repository address, where its package metadata (``Project-URL``) or
     its ``CITATION.cff`` (``repository-code``, ``url``) gives one; else None."""

@@ -12,8 +12,9 @@ Every run's ``config.json`` holds ``"provenance"`` from :func:`started` and its
 
 ``commit`` is the checkout's ``HEAD`` and ``dirty`` whether tracked files had
 uncommitted changes, the records under ``benchmarks/results/`` aside (a benchmark writes
-its page between measurements: that is no change of the code measured); an installed copy with no checkout records ``commit: null`` (the
-``kerasattn`` version says which release). A record is "after" a change only when its
+its page between measurements: that is no change of the code measured); an installed
+copy with no checkout records ``commit: null`` (the ``kerasattn`` version says which
+release). A record is "after" a change only when its
 commit descends from that change's commit.
 
 Benchmarks and experiments (``benchmarks/*.py``, :mod:`kerasattn.experiments`) give

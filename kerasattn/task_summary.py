@@ -43,8 +43,8 @@ def _last_validation_accuracy(history):
     return float(values[-1]) if values else None
 
 
-def of_fit(classifier, history, *, epochs, batch_size, seed, x,
-                      validation_data, dataset, callbacks):
+def of_fit(classifier, history, *, epochs, batch_size, seed, x, validation_data, dataset,
+           callbacks):
     """What one ``fit`` call trained (``TextClassifier.training_summary``); the epochs
     of the earlier calls are added to this one's."""
     before = classifier.training_summary or {}

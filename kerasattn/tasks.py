@@ -406,7 +406,8 @@ class TextClassifier(keras.Model):
         self.embeddings = _checked_embeddings(embeddings)
         self._pending_compile = None
         self._scheduled_compile = None
-        self.training_summary = None if training_summary is None else task_summary.plain(training_summary)
+        self.training_summary = (None if training_summary is None
+                                 else task_summary.plain(training_summary))
         if backbone is not None:
             self.built = True
         elif self.preprocessor.vocabulary is not None and self.num_classes is not None:
@@ -601,10 +602,10 @@ class TextClassifier(keras.Model):
         """Tokens, probabilities and every attention layer's weights per text: a list of
         :class:`kerasattn.interpret.Explanation` (as ``extract_attention`` gives them).
         A preset without attention (``cnn``, ``mlp``, the RNNs) gives a gradient
-        attribution instead: ``attention`` holds one entry, ``"gradient × input"``
-        (axes ``("token",)``, or ``("sentence", "token")`` for a hierarchical preset),
-        each token's score for the predicted class, so the explanation draws its words
-        the same way (under a backend other than TensorFlow: an empty ``attention``)."""
+        attribution instead: ``attention`` is empty and ``attribution`` holds each
+        token's gradient × input score for the predicted class (a ``TokenAttribution``),
+        which the explanation draws in the signed colours of an attribution (under a
+        backend other than TensorFlow: ``attribution`` is None)."""
         return _interpret().explain_classifier(self, texts, batch_size=batch_size)
 
     def _repr_html_(self) -> str:

@@ -73,12 +73,14 @@ from kerasattn.data.datasets.bbc import BBC_REMOTE, load_bbc
 from kerasattn.data.datasets.sst import _read_trees  # noqa: E402,F401
 from kerasattn.data.datasets.zhang import _zhang_files  # noqa: E402,F401
 
-__all__ = ["BBC_REMOTE", "DEFINITION_SEED", "DatasetError", "DatasetFormatError",
-           "DatasetFacts", "DatasetIntegrityError", "DatasetNotFoundError", "ENV_VAR", "IMDB_REMOTE",
-           "PUBLISHED_COUNTS", "PUBLISHED_FILES", "Remote", "SPLITS", "SST2_NAMES", "SST5_NAMES",
+__all__ = ["BBC_REMOTE", "DEFINITION_SEED", "DatasetError", "DatasetFacts",
+           "DatasetFormatError", "DatasetIntegrityError", "DatasetNotFoundError", "ENV_VAR",
+           "IMDB_REMOTE", "PUBLISHED_COUNTS", "PUBLISHED_FILES", "Remote", "SPLITS",
+           "SST2_NAMES", "SST5_NAMES",
            "SST_GLUE_REMOTE", "SST_TREES_REMOTE", "Split", "TextDataset", "VAL_SPLITS",
            "VERIFY_ENV", "ZHANG_COUNTS", "ZHANG_DATASETS", "check_archive", "check_counts",
-           "describe", "facts", "file_md5", "grouped_split", "hold_out_validation", "is_user_dataset",
+           "describe", "facts", "file_md5", "grouped_split", "hold_out_validation",
+           "is_user_dataset",
            "load", "load_ag_news_test_split", "load_bbc", "load_imdb", "load_imdb_random_split",
            "load_sst2", "load_sst2_glue", "load_sst2_phrases", "load_sst5", "load_sst5_phrases",
            "load_user_file", "locate", "names", "parse_ptb_tree", "read_zhang_csv", "register",

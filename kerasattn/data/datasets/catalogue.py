@@ -17,6 +17,7 @@ from kerasattn.data.datasets.user import load_user_file, refuse_untrained_classe
 _Loader = Callable[..., Any]
 _L = TypeVar("_L", bound=_Loader)
 
+
 @dataclasses.dataclass(frozen=True)
 class DatasetFacts:
     """What the registry knows of a built-in dataset before loading it: its one-line
