@@ -25,10 +25,22 @@ BENCHMARKS_PAGE = os.path.join(ROOT, "docs", "benchmarks.md")
 COLUMNS = ("SST-2", "IMDB")
 ATTENTION = ("sanet", "can-", "hcan-", "han", "iram", "transformer")
 
+def _fused(name):
+    """Whether a record's model reaches attention through the fused path of fb8f8f5
+    (benchmarks.speed's CHANGES names the same models): SANet with self-attention, the
+    Transformer, HCAN and its one-level CAN."""
+    return (name.startswith(("sanet-base", "sanet-big", "transformer", "hcan-", "can-"))
+            and not name.startswith("sanet-baseline"))
+
+
 CHANGES = (
     Change("76bcf6e", "i", "measured before the initialiser fix (76bcf6e: until then the "
            "attention layers gave one initializer instance to several weights, which "
            "started equal)", applies=lambda name, seeds: name.startswith(ATTENTION)),
+    Change("fb8f8f5", "f", "measured before the fused attention path (fb8f8f5: since then "
+           "SANet's one-head block, the Transformer's and HCAN's attention take "
+           "keras.ops.dot_product_attention, equal outputs to float tolerance, so the same "
+           "seed trains another trajectory)", applies=lambda name, seeds: _fused(name)),
     Change("c74cd43", "s", "measured before the shuffle change (c74cd43: until then "
            "`training.train` fed the batches in bucketing's order)",
            applies=lambda name, seeds: all(s.get("best_epoch", 0) is not None

@@ -73,7 +73,12 @@ def test_the_table_marks_what_the_records_say():
     cut = {**gpu, "cut": {"epoch": 3, "steps": 10, "steps_per_epoch": 20}}
     marks = records.cell_marks("sanet-base-imdb", [gpu, cut, gpu], readme.CHANGES,
                                readme.ROOT)
-    assert marks == ["g", "t", "i"]  # portable: the shuffle change does not apply
+    # portable: the shuffle change does not apply; before the initialiser fix and the
+    # fused attention path
+    assert marks == ["g", "t", "i", "f"]
+    # the fused path changed no model without self-attention: not SANet's baseline, nor HAN
+    for name in ("sanet-baseline-base-imdb", "han-imdb"):
+        assert records.cell_marks(name, [gpu] * 3, readme.CHANGES, readme.ROOT) == ["g", "i"]
     cpu = {"machine": "x86_64 Linux, 2 CPUs, GPUs: 0", "measured": "2026-12-02",
            "best_epoch": 2, "test": {"accuracy": 0.8}}
     assert records.cell_marks("cnn-sst2", [cpu] * 3, readme.CHANGES, readme.ROOT) == ["?"]
